@@ -1,0 +1,355 @@
+//===- NNOps.td - Operations of the nn dialect ------------*- tablegen -*-===//
+//
+// The op catalogue of SPEC.md's `nn` table. Each verifier check corresponds to
+// one documented constraint and has a case in test/Dialect/NN/invalid.mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRELLIS_NN_OPS
+#define TRELLIS_NN_OPS
+
+include "NN/NNDialect.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Dense layers and activations
+//===----------------------------------------------------------------------===//
+
+def NN_DenseOp : NN_Op<"dense", [Pure]> {
+  let summary = "affine layer: x·w + b";
+  let description = [{
+    Multiplies the last dimension of `x` (`...xK`) with `w` (`KxN`) and adds
+    the bias `b` (`N`). Leading dimensions of `x` are batch dimensions.
+
+    Example:
+    ```mlir
+    %y = nn.dense %x, %w, %b : (tensor<64x784xf32>, tensor<784x1024xf32>,
+                                tensor<1024xf32>) -> tensor<64x1024xf32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$x, NN_FloatTensor:$w,
+                       NN_FloatTensor:$b);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $x `,` $w `,` $b attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+class NN_UnaryElementwiseOp<string mnemonic, list<Trait> traits = []>
+    : NN_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType])> {
+  let arguments = (ins NN_FloatTensor:$x);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x)";
+}
+
+def NN_ReluOp : NN_UnaryElementwiseOp<"relu"> {
+  let summary = "rectified linear unit: max(x, 0)";
+  let description = [{
+    Example:
+    ```mlir
+    %y = nn.relu %x : tensor<2x3xf32>
+    ```
+  }];
+}
+
+def NN_TanhOp : NN_UnaryElementwiseOp<"tanh"> {
+  let summary = "hyperbolic tangent";
+  let description = [{
+    Example:
+    ```mlir
+    %y = nn.tanh %x : tensor<2x3xf32>
+    ```
+  }];
+}
+
+def NN_GeluOp : NN_UnaryElementwiseOp<"gelu"> {
+  let summary = "Gaussian error linear unit";
+  let description = [{
+    `x·Φ(x)` with the exact normal CDF `Φ(x) = (1 + erf(x/√2))/2`; with
+    `approximate = true`, the tanh form
+    `0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))`.
+
+    Example:
+    ```mlir
+    %y = nn.gelu %x {approximate = true} : tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$x,
+                       DefaultValuedAttr<BoolAttr, "false">:$approximate);
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisation, softmax and losses
+//===----------------------------------------------------------------------===//
+
+def NN_LayerNormOp : NN_Op<"layer_norm",
+    [Pure, AllTypesMatch<["x", "result"]>]> {
+  let summary = "layer normalisation over the last dimension";
+  let description = [{
+    `(x − mean) / sqrt(var + epsilon) · scale + bias`, with the mean and the
+    (biased) variance taken over the last dimension `D` of `x`; `scale` and
+    `bias` have shape `D`.
+
+    Example:
+    ```mlir
+    %y = nn.layer_norm %x, %s, %b {epsilon = 1.0e-05 : f32}
+        : (tensor<8x256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<8x256xf32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$x, NN_FloatTensor:$scale,
+                       NN_FloatTensor:$bias,
+                       DefaultValuedAttr<F32Attr, "1.0e-6f">:$epsilon);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $x `,` $scale `,` $bias attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+class NN_LastDimNormalizingOp<string mnemonic>
+    : NN_UnaryElementwiseOp<mnemonic> {
+  let hasVerifier = 1;
+}
+
+def NN_SoftmaxOp : NN_LastDimNormalizingOp<"softmax"> {
+  let summary = "softmax over the last dimension";
+  let description = [{
+    `exp(x − max) / Σ exp(x − max)` along the last dimension (the maximum is
+    subtracted first so large logits do not overflow).
+
+    Example:
+    ```mlir
+    %p = nn.softmax %x : tensor<4x10xf32>
+    ```
+  }];
+}
+
+def NN_LogSoftmaxOp : NN_LastDimNormalizingOp<"log_softmax"> {
+  let summary = "log-softmax over the last dimension";
+  let description = [{
+    `x − max − log Σ exp(x − max)` along the last dimension.
+
+    Example:
+    ```mlir
+    %lp = nn.log_softmax %x : tensor<4x10xf32>
+    ```
+  }];
+}
+
+def NN_CrossEntropyOp : NN_Op<"cross_entropy", [Pure]> {
+  let summary = "mean softmax cross-entropy of integer labels";
+  let description = [{
+    `mean_b(−log softmax(logits[b])[labels[b]])` for `logits : BxC` and
+    `labels : Bxi32`, computed in the stable form
+    `logsumexp(logits[b]) − logits[b, labels[b]]`. The result is a 0-d
+    tensor of the logits' element type. A label outside `[0, C)` selects no
+    logit (its term is the log-sum-exp alone).
+
+    Example:
+    ```mlir
+    %l = nn.cross_entropy %logits, %labels
+        : (tensor<64x10xf32>, tensor<64xi32>) -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$logits, NN_IndexTensor:$labels);
+  let results = (outs 0DTensorOf<[F32, F64]>:$result);
+  let assemblyFormat = [{
+    $logits `,` $labels attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_MeanOp : NN_Op<"mean", [Pure]> {
+  let summary = "mean of all elements";
+  let description = [{
+    Example:
+    ```mlir
+    %m = nn.mean %x : (tensor<4x10xf32>) -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$x);
+  let results = (outs 0DTensorOf<[F32, F64]>:$result);
+  let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Embedding, attention, dropout
+//===----------------------------------------------------------------------===//
+
+def NN_EmbeddingOp : NN_Op<"embedding", [Pure]> {
+  let summary = "row gather from an embedding table";
+  let description = [{
+    `result[i..., d] = table[ids[i...], d]` for `ids : ...xi32` and
+    `table : VxD`. Ids are clamped to `[0, V)` (as XLA's gather does), so an
+    out-of-range id reads the nearest row instead of arbitrary memory.
+
+    Example:
+    ```mlir
+    %e = nn.embedding %ids, %table
+        : (tensor<8x128xi32>, tensor<1000x256xf32>) -> tensor<8x128x256xf32>
+    ```
+  }];
+  let arguments = (ins NN_IndexTensor:$ids, NN_FloatTensor:$table);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $ids `,` $table attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_AttentionOp : NN_Op<"attention", [Pure]> {
+  let summary = "multi-head scaled dot-product attention";
+  let description = [{
+    Splits the feature dimension `D` of `q : BxLqxD` and `k, v : BxLkxD` into
+    `num_heads` heads of size `Dh = D / num_heads` and computes, per head,
+    `softmax(q·kᵀ / sqrt(Dh)) · v`, concatenating the heads back to `D`. With
+    `causal = true`, query `i` attends to keys `j ≤ i` only (then `Lq = Lk`).
+
+    Example:
+    ```mlir
+    %o = nn.attention %q, %k, %v {num_heads = 4 : i64, causal = true}
+        : (tensor<2x16x64xf32>, tensor<2x16x64xf32>, tensor<2x16x64xf32>)
+        -> tensor<2x16x64xf32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$q, NN_FloatTensor:$k,
+                       NN_FloatTensor:$v, I64Attr:$num_heads,
+                       DefaultValuedAttr<BoolAttr, "false">:$causal);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_DropoutOp : NN_Op<"dropout",
+    [Pure, AllTypesMatch<["x", "result"]>]> {
+  let summary = "inverted dropout with a counter-based random mask";
+  let description = [{
+    Keeps each element with probability `1 − rate` and scales kept elements by
+    `1 / (1 − rate)`. The mask bit of the element at row-major position `n` is
+    a pure function of `(key, n)`: Threefry-2x32 (20 rounds, as in JAX) of
+    the counter `(n mod 2³², n div 2³²)` under the two-word `key`; the element
+    is kept when the first output word, as an unsigned integer, is at least
+    `round(rate · 2³²)`. The same key therefore gives the same mask, bit for
+    bit, on every run and in every recomputation.
+
+    Example:
+    ```mlir
+    %y = nn.dropout %x, %key {rate = 1.0e-01 : f32}
+        : (tensor<8x256xf32>, tensor<2xui32>) -> tensor<8x256xf32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$x, NN_KeyTensor:$key, F32Attr:$rate);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $x `,` $key attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reversible residual layers (Trax ReversibleHalfResidual / Swap / Serial)
+//===----------------------------------------------------------------------===//
+
+def NN_ReversibleHalfResidualOp : NN_Op<"reversible_half_residual", [
+    InferTypeOpAdaptor, SingleBlockImplicitTerminator<"YieldOp">,
+    RecursiveMemoryEffects]> {
+  let summary = "acc' = acc + F(ctx...), ctx passes through";
+  let description = [{
+    The body region takes the context values as block arguments and yields
+    the residual `r = F(ctx...)`, which must have the type of `acc`. The op
+    returns `acc + r` followed by the context values unchanged. Because `F`
+    does not see `acc`, the input is recoverable from the output:
+    `acc = acc' − F(ctx...)`, which is what the reversible backward pass uses.
+    The body may capture weights from the enclosing function but neither
+    `acc` nor other values of an enclosing reversible body.
+
+    Example:
+    ```mlir
+    %y, %c = nn.reversible_half_residual %x, %ctx : tensor<8x256xf32>, tensor<8x256xf32> {
+    ^bb0(%c0: tensor<8x256xf32>):
+      %r = nn.dense %c0, %w, %b : (tensor<8x256xf32>, tensor<256x256xf32>,
+                                   tensor<256xf32>) -> tensor<8x256xf32>
+      nn.yield %r : tensor<8x256xf32>
+    }
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$acc, Variadic<AnyRankedTensor>:$ctx);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $acc (`,` $ctx^)? attr-dict `:` type($acc) (`,` type($ctx)^)? $body
+  }];
+  let hasRegionVerifier = 1;
+}
+
+def NN_ReversibleSwapOp : NN_Op<"reversible_swap", [Pure, InferTypeOpAdaptor]> {
+  let summary = "exchange two values: (a, b) → (b, a)";
+  let description = [{
+    Example:
+    ```mlir
+    %p, %q = nn.reversible_swap %a, %b : tensor<8x256xf32>, tensor<8x256xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$a, AnyRankedTensor:$b);
+  let results = (outs AnyRankedTensor:$first, AnyRankedTensor:$second);
+  let assemblyFormat = "$a `,` $b attr-dict `:` type($a) `,` type($b)";
+}
+
+def NN_ReversibleSerialOp : NN_Op<"reversible_serial", [
+    InferTypeOpAdaptor, SingleBlockImplicitTerminator<"YieldOp">,
+    RecursiveMemoryEffects]> {
+  let summary = "a chain of reversible layers";
+  let description = [{
+    The body takes the operands as block arguments and holds reversible ops
+    only (`reversible_half_residual`, `reversible_swap`, nested
+    `reversible_serial`), each value used exactly once, so the chain is a
+    bijection whose inverse the backward pass walks. It yields as many values,
+    of the same types, as it takes.
+
+    Example:
+    ```mlir
+    %y1, %y2 = nn.reversible_serial %x1, %x2 : tensor<8x256xf32>, tensor<8x256xf32> {
+    ^bb0(%a: tensor<8x256xf32>, %b: tensor<8x256xf32>):
+      %a1, %b1 = nn.reversible_half_residual %a, %b : tensor<8x256xf32>, tensor<8x256xf32> {
+      ^bb0(%c: tensor<8x256xf32>):
+        %r = nn.tanh %c : tensor<8x256xf32>
+        nn.yield %r : tensor<8x256xf32>
+      }
+      %s1, %s2 = nn.reversible_swap %a1, %b1 : tensor<8x256xf32>, tensor<8x256xf32>
+      nn.yield %s1, %s2 : tensor<8x256xf32>, tensor<8x256xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` type($inputs) $body
+  }];
+  let hasRegionVerifier = 1;
+}
+
+def NN_YieldOp : NN_Op<"yield", [Pure, Terminator, ReturnLike,
+    ParentOneOf<["ReversibleHalfResidualOp", "ReversibleSerialOp"]>]> {
+  let summary = "terminator of nn regions";
+  let description = [{
+    Returns the values of an `nn` region to its parent op.
+
+    Example:
+    ```mlir
+    nn.yield %r : tensor<8x256xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let builders = [OpBuilder<(ins), [{ /* nothing to yield */ }]>];
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
+#endif // TRELLIS_NN_OPS

@@ -1,0 +1,15 @@
+//===- Passes.h - Trellis conversion passes ---------------------*- C++ -*-===//
+
+#ifndef TRELLIS_CONVERSION_PASSES_H
+#define TRELLIS_CONVERSION_PASSES_H
+
+#include "trellis/Conversion/NNToLinalg/NNToLinalg.h"
+
+namespace trellis {
+
+#define GEN_PASS_REGISTRATION
+#include "trellis/Conversion/Passes.h.inc"
+
+} // namespace trellis
+
+#endif // TRELLIS_CONVERSION_PASSES_H

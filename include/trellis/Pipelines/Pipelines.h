@@ -1,0 +1,24 @@
+//===- Pipelines.h - Trellis pass pipelines ---------------------*- C++ -*-===//
+
+#ifndef TRELLIS_PIPELINES_PIPELINES_H
+#define TRELLIS_PIPELINES_PIPELINES_H
+
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
+
+namespace trellis {
+
+/// Appends to `pm` (anchored on builtin.module) the lowering from Trellis and
+/// upstream tensor-level IR to the LLVM dialect: nn → linalg, bufferization
+/// with buffer deallocation, loops, LLVM. Allocations call the generic hooks
+/// `_mlir_memref_to_llvm_alloc`/`_mlir_memref_to_llvm_free`, which the host
+/// (trellis-run's runtime) provides to count live tensor bytes.
+void buildLowerToLLVMPipeline(mlir::OpPassManager &pm);
+
+/// Registers `trellis-lower-to-llvm` with the pass registry.
+void registerPipelines();
+
+} // namespace trellis
+
+#endif // TRELLIS_PIPELINES_PIPELINES_H

@@ -1,0 +1,703 @@
+//===- NNToLinalg.cpp - Lower nn layers to linalg on tensors --------------===//
+//
+// Every nn op becomes destination-style tensor code. Matmuls stay named
+// (linalg.matmul) so later passes can hand them to a BLAS; everything else is
+// a linalg.generic whose body is the op's scalar meaning. Numerically careful
+// forms throughout: the row maximum is subtracted before exp, cross-entropy
+// is logsumexp minus the picked logit, layer_norm adds epsilon to the
+// variance.
+//
+//===----------------------------------------------------------------------===//
+
+#include "trellis/Conversion/NNToLinalg/NNToLinalg.h"
+
+#include "trellis/Dialect/NN/IR/NN.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#include <cmath>
+#include <limits>
+
+namespace trellis {
+#define GEN_PASS_DEF_CONVERTNNTOLINALG
+#include "trellis/Conversion/Passes.h.inc"
+} // namespace trellis
+
+using namespace mlir;
+using namespace trellis;
+using namespace trellis::nn;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Building blocks: constants, maps and generic ops
+//===----------------------------------------------------------------------===//
+
+/// Computes one scalar from the block arguments of a linalg.generic body.
+using ScalarFn = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+Value floatConst(OpBuilder &b, Location loc, Type type, double value) {
+  return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
+}
+
+Value i32Const(OpBuilder &b, Location loc, uint32_t value) {
+  return arith::ConstantOp::create(
+      b, loc, b.getI32IntegerAttr(static_cast<int32_t>(value)));
+}
+
+/// A tensor of `shape` filled with `value`.
+Value filledTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                   Type elementType, double value) {
+  Value empty = tensor::EmptyOp::create(b, loc, shape, elementType);
+  Value scalar = floatConst(b, loc, elementType, value);
+  return linalg::FillOp::create(b, loc, ValueRange{scalar}, ValueRange{empty})
+      .getResult(0);
+}
+
+/// (d0, ..., d{rank-1}) -> (d{i} for i in `dims`).
+AffineMap selectDims(MLIRContext *ctx, unsigned rank, ArrayRef<unsigned> dims) {
+  SmallVector<AffineExpr> exprs;
+  for (unsigned d : dims)
+    exprs.push_back(getAffineDimExpr(d, ctx));
+  return AffineMap::get(rank, 0, exprs, ctx);
+}
+
+AffineMap identity(MLIRContext *ctx, unsigned rank) {
+  return AffineMap::getMultiDimIdentityMap(rank, ctx);
+}
+
+/// Drops the last loop: the map of a per-row value in a row-wise loop nest.
+AffineMap dropLast(MLIRContext *ctx, unsigned rank) {
+  return identity(ctx, rank).getMajorSubMap(rank - 1);
+}
+
+/// Keeps only the last loop: the map of a per-column parameter vector.
+AffineMap lastOnly(MLIRContext *ctx, unsigned rank) {
+  return selectDims(ctx, rank, {rank - 1});
+}
+
+/// A linalg.generic writing into `init` through `initMap`; the body gets the
+/// input elements followed by the current output element.
+Value buildGeneric(OpBuilder &b, Location loc, ValueRange inputs,
+                   ArrayRef<AffineMap> inputMaps, Value init, AffineMap initMap,
+                   ArrayRef<utils::IteratorType> iterators, ScalarFn body) {
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(initMap);
+  auto op = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
+      iterators, [&](OpBuilder &nb, Location nl, ValueRange args) {
+        linalg::YieldOp::create(nb, nl, body(nb, nl, args));
+      });
+  return op.getResult(0);
+}
+
+/// An elementwise generic producing `type`; inputs are read through `maps`
+/// (identity for same-shaped operands, projections for broadcasts).
+Value buildMap(OpBuilder &b, Location loc, RankedTensorType type,
+               ValueRange inputs, ArrayRef<AffineMap> maps, ScalarFn body) {
+  unsigned rank = type.getRank();
+  Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                       type.getElementType());
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  return buildGeneric(b, loc, inputs, maps, init,
+                      identity(b.getContext(), rank), iterators, body);
+}
+
+/// Reduces the last dimension of a loop nest shaped like `type`, starting
+/// from `init`; `combine` gets the input elements and the accumulator.
+Value buildRowReduce(OpBuilder &b, Location loc, RankedTensorType type,
+                     ValueRange inputs, ArrayRef<AffineMap> maps, double init,
+                     ScalarFn combine) {
+  unsigned rank = type.getRank();
+  Value acc = filledTensor(b, loc, type.getShape().drop_back(),
+                           type.getElementType(), init);
+  SmallVector<utils::IteratorType> iterators(rank - 1,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  return buildGeneric(b, loc, inputs, maps, acc,
+                      dropLast(b.getContext(), rank), iterators, combine);
+}
+
+/// Row maximum and Σ exp(x − max) over the last dimension of `x`: the shared
+/// core of softmax, log-softmax, cross-entropy and attention.
+std::pair<Value, Value> buildStableExpSum(OpBuilder &b, Location loc,
+                                          Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  MLIRContext *ctx = b.getContext();
+  unsigned rank = type.getRank();
+  Value max = buildRowReduce(
+      b, loc, type, x, identity(ctx, rank),
+      -std::numeric_limits<double>::infinity(),
+      [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        return arith::MaximumFOp::create(nb, nl, a[0], a[1]);
+      });
+  Value sum = buildRowReduce(
+      b, loc, type, {x, max}, {identity(ctx, rank), dropLast(ctx, rank)}, 0.0,
+      [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        Value shifted = arith::SubFOp::create(nb, nl, a[0], a[1]);
+        Value e = math::ExpOp::create(nb, nl, shifted);
+        return arith::AddFOp::create(nb, nl, e, a[2]);
+      });
+  return {max, sum};
+}
+
+/// softmax (or log-softmax) over the last dimension of `x`.
+Value buildSoftmax(OpBuilder &b, Location loc, Value x, bool log) {
+  auto type = cast<RankedTensorType>(x.getType());
+  MLIRContext *ctx = b.getContext();
+  unsigned rank = type.getRank();
+  auto [max, sum] = buildStableExpSum(b, loc, x);
+  return buildMap(
+      b, loc, type, {x, max, sum},
+      {identity(ctx, rank), dropLast(ctx, rank), dropLast(ctx, rank)},
+      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        Value shifted = arith::SubFOp::create(nb, nl, a[0], a[1]);
+        if (log)
+          return arith::SubFOp::create(nb, nl, shifted,
+                                       math::LogOp::create(nb, nl, a[2]));
+        return arith::DivFOp::create(nb, nl,
+                                     math::ExpOp::create(nb, nl, shifted),
+                                     a[2]);
+      });
+}
+
+/// Sums all elements of `x` into a 0-d tensor and multiplies by `scale`.
+Value buildScaledTotal(OpBuilder &b, Location loc, Value x, double scale) {
+  auto type = cast<RankedTensorType>(x.getType());
+  MLIRContext *ctx = b.getContext();
+  unsigned rank = type.getRank();
+  Type elementType = type.getElementType();
+  Value acc = filledTensor(b, loc, {}, elementType, 0.0);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::reduction);
+  Value total = buildGeneric(
+      b, loc, x, identity(ctx, rank), acc, AffineMap::get(rank, 0, {}, ctx),
+      iterators, [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        return arith::AddFOp::create(nb, nl, a[0], a[1]);
+      });
+  auto scalarType = RankedTensorType::get({}, elementType);
+  return buildMap(b, loc, scalarType, total, identity(ctx, 0),
+                  [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                    return arith::MulFOp::create(
+                        nb, nl, a[0], floatConst(nb, nl, elementType, scale));
+                  });
+}
+
+/// Reassociation that merges all dimensions but the last: `...xK` -> `MxK`.
+SmallVector<ReassociationIndices> mergeLeading(unsigned rank) {
+  ReassociationIndices leading;
+  for (unsigned i = 0; i + 1 < rank; ++i)
+    leading.push_back(i);
+  return {leading, {static_cast<int64_t>(rank - 1)}};
+}
+
+//===----------------------------------------------------------------------===//
+// Threefry-2x32 (20 rounds, the variant JAX uses) in arith ops on i32.
+//===----------------------------------------------------------------------===//
+
+std::pair<Value, Value> buildThreefry2x32(OpBuilder &b, Location loc, Value k0,
+                                          Value k1, Value c0, Value c1) {
+  static constexpr unsigned kRotations[2][4] = {{13, 15, 26, 6},
+                                                {17, 29, 16, 24}};
+  auto add = [&](Value x, Value y) -> Value {
+    return arith::AddIOp::create(b, loc, x, y);
+  };
+  auto rotl = [&](Value x, unsigned r) -> Value {
+    Value left = arith::ShLIOp::create(b, loc, x, i32Const(b, loc, r));
+    Value right = arith::ShRUIOp::create(b, loc, x, i32Const(b, loc, 32 - r));
+    return arith::OrIOp::create(b, loc, left, right);
+  };
+  Value ks[3] = {k0, k1,
+                 arith::XOrIOp::create(
+                     b, loc, arith::XOrIOp::create(b, loc, k0, k1),
+                     i32Const(b, loc, 0x1BD11BDA))};
+  Value x0 = add(c0, ks[0]), x1 = add(c1, ks[1]);
+  for (unsigned group = 0; group < 5; ++group) {
+    for (unsigned r : kRotations[group % 2]) {
+      x0 = add(x0, x1);
+      x1 = arith::XOrIOp::create(b, loc, rotl(x1, r), x0);
+    }
+    x0 = add(x0, ks[(group + 1) % 3]);
+    x1 = add(add(x1, ks[(group + 2) % 3]), i32Const(b, loc, group + 1));
+  }
+  return {x0, x1};
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+struct DenseLowering : OpConversionPattern<DenseOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DenseOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    auto xType = op.getX().getType();
+    auto resultType = op.getResult().getType();
+    Type elementType = xType.getElementType();
+    int64_t k = xType.getShape().back(), n = resultType.getShape().back();
+    int64_t m = xType.getNumElements() / std::max<int64_t>(k, 1);
+    if (k == 0)
+      m = resultType.getNumElements() / std::max<int64_t>(n, 1);
+
+    // x as an MxK matrix: merge leading dims, or add a unit row for rank 1.
+    auto x2Type = RankedTensorType::get({m, k}, elementType);
+    auto y2Type = RankedTensorType::get({m, n}, elementType);
+    Value x2 = adaptor.getX();
+    if (xType.getRank() == 1)
+      x2 = tensor::ExpandShapeOp::create(rewriter, loc, x2Type, x2,
+                                         {{0, 1}});
+    else if (xType.getRank() > 2)
+      x2 = tensor::CollapseShapeOp::create(rewriter, loc, x2Type, x2,
+                                           mergeLeading(xType.getRank()));
+
+    // The matmul accumulates onto the broadcast bias.
+    Value init = buildMap(rewriter, loc, y2Type, adaptor.getB(),
+                          lastOnly(ctx, 2),
+                          [](OpBuilder &, Location, ValueRange a) -> Value {
+                            return a[0];
+                          });
+    Value y2 = linalg::MatmulOp::create(rewriter, loc, TypeRange{y2Type},
+                                        ValueRange{x2, adaptor.getW()},
+                                        ValueRange{init})
+                   .getResult(0);
+    Value y = y2;
+    if (resultType.getRank() == 1)
+      y = tensor::CollapseShapeOp::create(rewriter, loc, resultType, y2,
+                                          {{0, 1}});
+    else if (resultType.getRank() > 2)
+      y = tensor::ExpandShapeOp::create(rewriter, loc, resultType, y2,
+                                        mergeLeading(resultType.getRank()));
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// Unary elementwise layers: the body is the op's scalar function.
+template <typename OpTy>
+struct UnaryLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using Adaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
+
+  static Value scalar(OpTy op, OpBuilder &b, Location loc, Value x);
+
+  LogicalResult
+  matchAndRewrite(OpTy op, Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    Value y = buildMap(rewriter, op.getLoc(), type, adaptor.getX(),
+                       identity(rewriter.getContext(), type.getRank()),
+                       [&](OpBuilder &b, Location loc, ValueRange a) {
+                         return scalar(op, b, loc, a[0]);
+                       });
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+template <>
+Value UnaryLowering<ReluOp>::scalar(ReluOp, OpBuilder &b, Location loc,
+                                    Value x) {
+  return arith::MaximumFOp::create(b, loc, x,
+                                   floatConst(b, loc, x.getType(), 0.0));
+}
+
+template <>
+Value UnaryLowering<TanhOp>::scalar(TanhOp, OpBuilder &b, Location loc,
+                                    Value x) {
+  return math::TanhOp::create(b, loc, x);
+}
+
+template <>
+Value UnaryLowering<GeluOp>::scalar(GeluOp op, OpBuilder &b, Location loc,
+                                    Value x) {
+  Type t = x.getType();
+  Value half = floatConst(b, loc, t, 0.5), one = floatConst(b, loc, t, 1.0);
+  Value inner;
+  if (op.getApproximate()) {
+    // tanh(√(2/π)·(x + 0.044715·x³))
+    Value x3 = arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, x, x),
+                                     x);
+    Value poly = arith::AddFOp::create(
+        b, loc, x,
+        arith::MulFOp::create(b, loc, floatConst(b, loc, t, 0.044715), x3));
+    inner = math::TanhOp::create(
+        b, loc,
+        arith::MulFOp::create(b, loc,
+                              floatConst(b, loc, t, std::sqrt(2.0 / M_PI)),
+                              poly));
+  } else {
+    // erf(x/√2)
+    inner = math::ErfOp::create(
+        b, loc,
+        arith::MulFOp::create(b, loc, x, floatConst(b, loc, t, M_SQRT1_2)));
+  }
+  Value factor = arith::MulFOp::create(b, loc, half,
+                                       arith::AddFOp::create(b, loc, one, inner));
+  return arith::MulFOp::create(b, loc, x, factor);
+}
+
+template <typename OpTy, bool Log>
+struct SoftmaxLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op,
+                       buildSoftmax(rewriter, op.getLoc(), adaptor.getX(), Log));
+    return success();
+  }
+};
+
+struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LayerNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    auto type = op.getX().getType();
+    unsigned rank = type.getRank();
+    Type t = type.getElementType();
+    double invD = 1.0 / static_cast<double>(type.getShape().back());
+    Value x = adaptor.getX();
+    AffineMap id = identity(ctx, rank), row = dropLast(ctx, rank);
+
+    Value sum = buildRowReduce(rewriter, loc, type, x, id, 0.0,
+                               [](OpBuilder &b, Location l, ValueRange a) {
+                                 return arith::AddFOp::create(b, l, a[0], a[1])
+                                     .getResult();
+                               });
+    // Two-pass variance: Σ (x − mean)², which stays accurate for large means.
+    Value sqDev = buildRowReduce(
+        rewriter, loc, type, {x, sum}, {id, row}, 0.0,
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value mean = arith::MulFOp::create(b, l, a[1], floatConst(b, l, t, invD));
+          Value dev = arith::SubFOp::create(b, l, a[0], mean);
+          return arith::AddFOp::create(
+              b, l, arith::MulFOp::create(b, l, dev, dev), a[2]);
+        });
+    double eps = op.getEpsilon().convertToDouble();
+    Value y = buildMap(
+        rewriter, loc, type,
+        {x, sum, sqDev, adaptor.getScale(), adaptor.getBias()},
+        {id, row, row, lastOnly(ctx, rank), lastOnly(ctx, rank)},
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value invDC = floatConst(b, l, t, invD);
+          Value mean = arith::MulFOp::create(b, l, a[1], invDC);
+          Value var = arith::MulFOp::create(b, l, a[2], invDC);
+          Value denom = math::SqrtOp::create(
+              b, l, arith::AddFOp::create(b, l, var, floatConst(b, l, t, eps)));
+          Value norm = arith::DivFOp::create(
+              b, l, arith::SubFOp::create(b, l, a[0], mean), denom);
+          return arith::AddFOp::create(
+              b, l, arith::MulFOp::create(b, l, norm, a[3]), a[4]);
+        });
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+struct CrossEntropyLowering : OpConversionPattern<CrossEntropyOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CrossEntropyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    auto type = op.getLogits().getType();
+    Value logits = adaptor.getLogits();
+    auto [max, sum] = buildStableExpSum(rewriter, loc, logits);
+
+    // The logit of the label, as a masked row sum (no gather, no
+    // out-of-bounds read for a bad label).
+    Value picked = buildRowReduce(
+        rewriter, loc, type, {logits, adaptor.getLabels()},
+        {identity(ctx, 2), dropLast(ctx, 2)}, 0.0,
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value c = arith::IndexCastOp::create(
+              b, l, b.getI32Type(), linalg::IndexOp::create(b, l, 1));
+          Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, c,
+                                            a[1]);
+          Value zero = floatConst(b, l, a[0].getType(), 0.0);
+          return arith::AddFOp::create(
+              b, l, arith::SelectOp::create(b, l, hit, a[0], zero), a[2]);
+        });
+    auto rowType =
+        RankedTensorType::get({type.getDimSize(0)}, type.getElementType());
+    Value perRow = buildMap(
+        rewriter, loc, rowType, {max, sum, picked},
+        {identity(ctx, 1), identity(ctx, 1), identity(ctx, 1)},
+        [](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value lse = arith::AddFOp::create(b, l, a[0],
+                                            math::LogOp::create(b, l, a[1]));
+          return arith::SubFOp::create(b, l, lse, a[2]);
+        });
+    double invB = 1.0 / static_cast<double>(type.getDimSize(0));
+    rewriter.replaceOp(op, buildScaledTotal(rewriter, loc, perRow, invB));
+    return success();
+  }
+};
+
+struct MeanLowering : OpConversionPattern<MeanOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MeanOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    double n = static_cast<double>(op.getX().getType().getNumElements());
+    rewriter.replaceOp(
+        op, buildScaledTotal(rewriter, op.getLoc(), adaptor.getX(), 1.0 / n));
+    return success();
+  }
+};
+
+struct EmbeddingLowering : OpConversionPattern<EmbeddingOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(EmbeddingOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    auto resultType = op.getResult().getType();
+    unsigned rank = resultType.getRank();
+    int64_t rows = op.getTable().getType().getDimSize(0);
+    Value table = adaptor.getTable();
+    Value y = buildMap(
+        rewriter, loc, resultType, adaptor.getIds(), dropLast(ctx, rank),
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          // Clamp to [0, V) as XLA's gather does: never read outside.
+          Value lo = arith::ConstantIntOp::create(b, l, b.getI32Type(), 0);
+          Value hi = arith::ConstantIntOp::create(b, l, b.getI32Type(),
+                                                  rows - 1);
+          Value id = arith::MinSIOp::create(
+              b, l, arith::MaxSIOp::create(b, l, a[0], lo), hi);
+          Value row = arith::IndexCastOp::create(b, l, b.getIndexType(), id);
+          Value col = linalg::IndexOp::create(b, l, rank - 1);
+          return tensor::ExtractOp::create(b, l, table, ValueRange{row, col});
+        });
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+struct AttentionLowering : OpConversionPattern<AttentionOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    auto qType = op.getQ().getType(), kType = op.getK().getType();
+    Type t = qType.getElementType();
+    int64_t batch = qType.getDimSize(0), lq = qType.getDimSize(1),
+            lk = kType.getDimSize(1), d = qType.getDimSize(2);
+    int64_t heads = op.getNumHeads(), dh = d / heads;
+
+    // Split the feature dimension into heads: BxLxD -> BxLxHxDh.
+    auto split = [&](Value v, int64_t len) -> Value {
+      auto type = RankedTensorType::get({batch, len, heads, dh}, t);
+      return tensor::ExpandShapeOp::create(rewriter, loc, type, v,
+                                           {{0}, {1}, {2, 3}});
+    };
+    Value q = split(adaptor.getQ(), lq), k = split(adaptor.getK(), lk),
+          v = split(adaptor.getV(), lk);
+
+    // scores[b,h,i,j] = Σ_e q[b,i,h,e]·k[b,j,h,e]   loops (b,h,i,j,e)
+    using IT = utils::IteratorType;
+    SmallVector<IT> contract(4, IT::parallel);
+    contract.push_back(IT::reduction);
+    Value scoresInit = filledTensor(rewriter, loc, {batch, heads, lq, lk}, t,
+                                    0.0);
+    auto fma = [](OpBuilder &b, Location l, ValueRange a) -> Value {
+      return arith::AddFOp::create(b, l,
+                                   arith::MulFOp::create(b, l, a[0], a[1]),
+                                   a[2]);
+    };
+    Value scores = buildGeneric(
+        rewriter, loc, {q, k},
+        {selectDims(ctx, 5, {0, 2, 1, 4}), selectDims(ctx, 5, {0, 3, 1, 4})},
+        scoresInit, selectDims(ctx, 5, {0, 1, 2, 3}), contract, fma);
+
+    // Scale by 1/√Dh and mask future keys with −∞ when causal.
+    bool causal = op.getCausal();
+    double scale = 1.0 / std::sqrt(static_cast<double>(dh));
+    auto scoresType = cast<RankedTensorType>(scores.getType());
+    Value masked = buildMap(
+        rewriter, loc, scoresType, scores, identity(ctx, 4),
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value s = arith::MulFOp::create(b, l, a[0], floatConst(b, l, t, scale));
+          if (!causal)
+            return s;
+          Value future = arith::CmpIOp::create(
+              b, l, arith::CmpIPredicate::ugt, linalg::IndexOp::create(b, l, 3),
+              linalg::IndexOp::create(b, l, 2));
+          Value ninf =
+              floatConst(b, l, t, -std::numeric_limits<double>::infinity());
+          return arith::SelectOp::create(b, l, future, ninf, s);
+        });
+    Value probs = buildSoftmax(rewriter, loc, masked, /*log=*/false);
+
+    // out[b,i,h,e] = Σ_j p[b,h,i,j]·v[b,j,h,e]   loops (b,i,h,e,j)
+    Value outInit = filledTensor(rewriter, loc, {batch, lq, heads, dh}, t, 0.0);
+    Value out = buildGeneric(
+        rewriter, loc, {probs, v},
+        {selectDims(ctx, 5, {0, 2, 1, 4}), selectDims(ctx, 5, {0, 4, 2, 3})},
+        outInit, selectDims(ctx, 5, {0, 1, 2, 3}), contract, fma);
+    rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+        op, qType, out, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+    return success();
+  }
+};
+
+struct DropoutLowering : OpConversionPattern<DropoutOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DropoutOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = op.getX().getType();
+    unsigned rank = type.getRank();
+    Type t = type.getElementType();
+    double rate = op.getRate().convertToDouble();
+
+    // The key as signless words (arith works on signless integers only).
+    Value key = adaptor.getKey();
+    auto keyType = cast<RankedTensorType>(key.getType());
+    if (!keyType.getElementType().isSignlessInteger())
+      key = tensor::BitcastOp::create(
+          rewriter, loc, RankedTensorType::get({2}, rewriter.getI32Type()), key);
+    Value k0 = tensor::ExtractOp::create(
+        rewriter, loc, key, ValueRange{arith::ConstantIndexOp::create(rewriter, loc, 0)});
+    Value k1 = tensor::ExtractOp::create(
+        rewriter, loc, key, ValueRange{arith::ConstantIndexOp::create(rewriter, loc, 1)});
+
+    // Keep when the first random word ≥ round(rate·2³²) (unsigned).
+    uint64_t threshold =
+        static_cast<uint64_t>(std::llround(rate * 4294967296.0));
+    threshold = std::min<uint64_t>(threshold, 0xFFFFFFFFull);
+    double keepScale = 1.0 / (1.0 - rate);
+    ArrayRef<int64_t> shape = type.getShape();
+    Value y = buildMap(
+        rewriter, loc, type, adaptor.getX(),
+        identity(getContext(), rank),
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          // Row-major linear index of the element, split into two words.
+          Value linear = arith::ConstantIndexOp::create(b, l, 0);
+          for (unsigned dim = 0; dim < rank; ++dim) {
+            Value extent = arith::ConstantIndexOp::create(b, l, shape[dim]);
+            linear = arith::AddIOp::create(
+                b, l, arith::MulIOp::create(b, l, linear, extent),
+                linalg::IndexOp::create(b, l, dim));
+          }
+          Value wide = arith::IndexCastUIOp::create(b, l, b.getI64Type(), linear);
+          Value lo = arith::TruncIOp::create(b, l, b.getI32Type(), wide);
+          Value hi = arith::TruncIOp::create(
+              b, l, b.getI32Type(),
+              arith::ShRUIOp::create(
+                  b, l, wide,
+                  arith::ConstantIntOp::create(b, l, b.getI64Type(), 32)));
+          Value bits = buildThreefry2x32(b, l, k0, k1, lo, hi).first;
+          Value keep = arith::CmpIOp::create(
+              b, l, arith::CmpIPredicate::uge, bits,
+              i32Const(b, l, static_cast<uint32_t>(threshold)));
+          Value scaled =
+              arith::MulFOp::create(b, l, a[0], floatConst(b, l, t, keepScale));
+          return arith::SelectOp::create(b, l, keep, scaled,
+                                         floatConst(b, l, t, 0.0));
+        });
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// Moves the single block of `region` before `op` with `args` for its
+/// arguments and returns the values its terminator yielded.
+SmallVector<Value> inlineBody(ConversionPatternRewriter &rewriter,
+                              Operation *op, Region &region, ValueRange args) {
+  Block &body = region.front();
+  Operation *yield = body.getTerminator();
+  rewriter.inlineBlockBefore(&body, op, args);
+  SmallVector<Value> yielded(yield->getOperands());
+  rewriter.eraseOp(yield);
+  return yielded;
+}
+
+struct ReversibleHalfResidualLowering
+    : OpConversionPattern<ReversibleHalfResidualOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ReversibleHalfResidualOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Value> yielded =
+        inlineBody(rewriter, op, op.getBody(), adaptor.getCtx());
+    auto type = cast<RankedTensorType>(op.getAcc().getType());
+    Value sum = buildMap(
+        rewriter, op.getLoc(), type, {adaptor.getAcc(), yielded.front()},
+        {identity(getContext(), type.getRank()),
+         identity(getContext(), type.getRank())},
+        [](OpBuilder &b, Location l, ValueRange a) -> Value {
+          return arith::AddFOp::create(b, l, a[0], a[1]);
+        });
+    SmallVector<Value> results{sum};
+    llvm::append_range(results, adaptor.getCtx());
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+struct ReversibleSwapLowering : OpConversionPattern<ReversibleSwapOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ReversibleSwapOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, {adaptor.getB(), adaptor.getA()});
+    return success();
+  }
+};
+
+struct ReversibleSerialLowering : OpConversionPattern<ReversibleSerialOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ReversibleSerialOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, inlineBody(rewriter, op, op.getBody(),
+                                      adaptor.getInputs()));
+    return success();
+  }
+};
+
+struct ConvertNNToLinalgPass
+    : trellis::impl::ConvertNNToLinalgBase<ConvertNNToLinalgPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<NNDialect>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    RewritePatternSet patterns(ctx);
+    populateNNToLinalgPatterns(patterns);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void trellis::populateNNToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<DenseLowering, UnaryLowering<ReluOp>, UnaryLowering<TanhOp>,
+               UnaryLowering<GeluOp>, SoftmaxLowering<SoftmaxOp, false>,
+               SoftmaxLowering<LogSoftmaxOp, true>, LayerNormLowering,
+               CrossEntropyLowering, MeanLowering, EmbeddingLowering,
+               AttentionLowering, DropoutLowering,
+               ReversibleHalfResidualLowering, ReversibleSwapLowering,
+               ReversibleSerialLowering>(patterns.getContext());
+}

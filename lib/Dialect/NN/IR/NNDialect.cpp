@@ -1,0 +1,15 @@
+//===- NNDialect.cpp - The nn dialect -------------------------------------===//
+
+#include "trellis/Dialect/NN/IR/NN.h"
+
+using namespace mlir;
+using namespace trellis::nn;
+
+#include "trellis/Dialect/NN/IR/NNDialect.cpp.inc"
+
+void NNDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "trellis/Dialect/NN/IR/NNOps.cpp.inc"
+      >();
+}

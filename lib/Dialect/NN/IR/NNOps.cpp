@@ -1,0 +1,301 @@
+//===- NNOps.cpp - Verifiers and type inference of nn ops -----------------===//
+//
+// One check per constraint documented in dialects/NN/NNOps.td; each message
+// has a case in test/Dialect/NN/invalid.mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "trellis/Dialect/NN/IR/NN.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace trellis::nn;
+
+/// All float operands of a layer compute in one element type.
+static LogicalResult verifySameElementType(Operation *op, ValueRange values) {
+  Type elementType;
+  for (Value v : values) {
+    Type t = cast<ShapedType>(v.getType()).getElementType();
+    if (!elementType)
+      elementType = t;
+    else if (t != elementType)
+      return op->emitOpError("expects all float operands and results to have "
+                             "one element type, got ")
+             << elementType << " and " << t;
+  }
+  return success();
+}
+
+static std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "[";
+  llvm::interleave(shape, os, ",");
+  os << "]";
+  return s;
+}
+
+/// A parameter vector (layer_norm scale and bias, dense bias) of length `n`.
+static LogicalResult verifyVector(Operation *op, StringRef name, Value v,
+                                  int64_t n) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getRank() != 1)
+    return op->emitOpError() << "expects " << name << " of rank 1, got rank "
+                             << type.getRank();
+  if (type.getDimSize(0) != n)
+    return op->emitOpError() << "expects " << name << " of length " << n
+                             << ", got " << type.getDimSize(0);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DenseOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DenseOp::verify() {
+  auto x = getX().getType(), w = getW().getType();
+  if (x.getRank() < 1)
+    return emitOpError("expects x of rank at least 1");
+  if (w.getRank() != 2)
+    return emitOpError("expects w of rank 2, got rank ") << w.getRank();
+  int64_t k = x.getShape().back();
+  if (w.getDimSize(0) != k)
+    return emitOpError("expects w's first dimension to equal x's last (")
+           << k << "), got " << w.getDimSize(0);
+  int64_t n = w.getDimSize(1);
+  if (failed(verifyVector(*this, "b", getB(), n)))
+    return failure();
+  SmallVector<int64_t> expected(x.getShape().drop_back());
+  expected.push_back(n);
+  if (getResult().getType().getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError("expects result shape ")
+           << shapeString(expected) << ", got "
+           << shapeString(getResult().getType().getShape());
+  return verifySameElementType(*this, {getX(), getW(), getB(), getResult()});
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisation, softmax and losses
+//===----------------------------------------------------------------------===//
+
+LogicalResult LayerNormOp::verify() {
+  auto x = getX().getType();
+  if (x.getRank() < 1)
+    return emitOpError("expects x of rank at least 1");
+  int64_t d = x.getShape().back();
+  if (failed(verifyVector(*this, "scale", getScale(), d)) ||
+      failed(verifyVector(*this, "bias", getBias(), d)))
+    return failure();
+  if (!(getEpsilon().convertToFloat() > 0.0f))
+    return emitOpError("expects a positive epsilon, got ")
+           << getEpsilon().convertToFloat();
+  return verifySameElementType(*this, {getX(), getScale(), getBias()});
+}
+
+static LogicalResult verifyLastDimOp(Operation *op, RankedTensorType type) {
+  if (type.getRank() < 1)
+    return op->emitOpError("expects an operand of rank at least 1");
+  if (type.getShape().back() == 0)
+    return op->emitOpError("expects a non-empty last dimension");
+  return success();
+}
+
+LogicalResult SoftmaxOp::verify() {
+  return verifyLastDimOp(*this, getX().getType());
+}
+
+LogicalResult LogSoftmaxOp::verify() {
+  return verifyLastDimOp(*this, getX().getType());
+}
+
+LogicalResult CrossEntropyOp::verify() {
+  auto logits = getLogits().getType(), labels = getLabels().getType();
+  if (logits.getRank() != 2)
+    return emitOpError("expects logits of rank 2 (BxC), got rank ")
+           << logits.getRank();
+  if (labels.getRank() != 1)
+    return emitOpError("expects labels of rank 1 (B), got rank ")
+           << labels.getRank();
+  if (labels.getDimSize(0) != logits.getDimSize(0))
+    return emitOpError("expects one label per logits row (")
+           << logits.getDimSize(0) << "), got " << labels.getDimSize(0);
+  if (logits.getDimSize(0) == 0 || logits.getDimSize(1) == 0)
+    return emitOpError("expects a non-empty batch and class dimension");
+  return verifySameElementType(*this, {getLogits(), getResult()});
+}
+
+LogicalResult MeanOp::verify() {
+  if (getX().getType().getNumElements() == 0)
+    return emitOpError("expects a non-empty operand");
+  return verifySameElementType(*this, {getX(), getResult()});
+}
+
+//===----------------------------------------------------------------------===//
+// Embedding, attention, dropout
+//===----------------------------------------------------------------------===//
+
+LogicalResult EmbeddingOp::verify() {
+  auto ids = getIds().getType(), table = getTable().getType();
+  if (table.getRank() != 2)
+    return emitOpError("expects a table of rank 2 (VxD), got rank ")
+           << table.getRank();
+  if (table.getDimSize(0) == 0)
+    return emitOpError("expects a table with at least one row");
+  SmallVector<int64_t> expected(ids.getShape());
+  expected.push_back(table.getDimSize(1));
+  if (getResult().getType().getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError("expects result shape ")
+           << shapeString(expected) << ", got "
+           << shapeString(getResult().getType().getShape());
+  return verifySameElementType(*this, {getTable(), getResult()});
+}
+
+LogicalResult AttentionOp::verify() {
+  auto q = getQ().getType(), k = getK().getType(), v = getV().getType();
+  for (auto [name, t] : {std::pair<StringRef, RankedTensorType>{"q", q},
+                         {"k", k},
+                         {"v", v}})
+    if (t.getRank() != 3)
+      return emitOpError() << "expects " << name
+                           << " of rank 3 (BxLxD), got rank " << t.getRank();
+  if (k.getShape() != v.getShape())
+    return emitOpError("expects k and v of one shape, got ")
+           << shapeString(k.getShape()) << " and " << shapeString(v.getShape());
+  if (q.getDimSize(0) != k.getDimSize(0) || q.getDimSize(2) != k.getDimSize(2))
+    return emitOpError("expects q and k to agree in batch and feature "
+                       "dimensions, got ")
+           << shapeString(q.getShape()) << " and " << shapeString(k.getShape());
+  if (getCausal() && q.getDimSize(1) != k.getDimSize(1))
+    return emitOpError("expects as many queries as keys when causal, got ")
+           << q.getDimSize(1) << " and " << k.getDimSize(1);
+  int64_t heads = getNumHeads(), d = q.getDimSize(2);
+  if (heads < 1)
+    return emitOpError("expects num_heads ≥ 1, got ") << heads;
+  if (d % heads != 0)
+    return emitOpError("expects num_heads (")
+           << heads << ") to divide the feature dimension (" << d << ")";
+  if (getResult().getType() != q)
+    return emitOpError("expects the result type to equal q's type");
+  return verifySameElementType(*this, {getQ(), getK(), getV()});
+}
+
+LogicalResult DropoutOp::verify() {
+  if (getKey().getType().getDimSize(0) != 2)
+    return emitOpError("expects a key of two 32-bit words, got ")
+           << getKey().getType().getDimSize(0);
+  float rate = getRate().convertToFloat();
+  if (!(rate >= 0.0f && rate < 1.0f))
+    return emitOpError("expects 0 ≤ rate < 1, got ") << rate;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reversible layers
+//===----------------------------------------------------------------------===//
+
+/// Checks that the single block of `region` takes arguments of `argTypes`
+/// and that its yield returns `yieldTypes`.
+static LogicalResult verifyRegionSignature(Operation *op, Region &region,
+                                           TypeRange argTypes,
+                                           TypeRange yieldTypes) {
+  Block &block = region.front();
+  if (block.getArgumentTypes() != argTypes)
+    return op->emitOpError("expects the body to take ")
+           << argTypes.size() << " argument(s) of the types "
+           << (region.getParentOp()->getName().getStringRef() ==
+                       ReversibleSerialOp::getOperationName()
+                   ? "of the inputs"
+                   : "of the context values")
+           << ", got " << block.getNumArguments();
+  auto yield = cast<YieldOp>(block.getTerminator());
+  if (yield.getValues().getTypes() != yieldTypes)
+    return op->emitOpError("expects the body to yield ")
+           << yieldTypes.size() << " value(s) of type(s) matching "
+           << (yieldTypes.size() == 1 ? "the accumulator" : "the inputs")
+           << ", got " << yield.getValues().size();
+  return success();
+}
+
+LogicalResult ReversibleHalfResidualOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, Adaptor adaptor,
+    SmallVectorImpl<Type> &types) {
+  types.push_back(adaptor.getAcc().getType());
+  llvm::append_range(types, adaptor.getCtx().getTypes());
+  return success();
+}
+
+LogicalResult ReversibleHalfResidualOp::verifyRegions() {
+  if (failed(verifyRegionSignature(*this, getBody(), getCtx().getTypes(),
+                                   getAcc().getType())))
+    return failure();
+  // F must not read the accumulator, or the input could not be recovered.
+  Value acc = getAcc();
+  WalkResult r = getBody().walk([&](Operation *inner) {
+    if (llvm::is_contained(inner->getOperands(), acc))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (r.wasInterrupted())
+    return emitOpError("expects the residual not to depend on the "
+                       "accumulator (pass it as context instead)");
+  return success();
+}
+
+LogicalResult ReversibleSwapOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, Adaptor adaptor,
+    SmallVectorImpl<Type> &types) {
+  types.push_back(adaptor.getB().getType());
+  types.push_back(adaptor.getA().getType());
+  return success();
+}
+
+LogicalResult ReversibleSerialOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, Adaptor adaptor,
+    SmallVectorImpl<Type> &types) {
+  llvm::append_range(types, adaptor.getInputs().getTypes());
+  return success();
+}
+
+LogicalResult ReversibleSerialOp::verifyRegions() {
+  if (failed(verifyRegionSignature(*this, getBody(), getInputs().getTypes(),
+                                   getInputs().getTypes())))
+    return failure();
+  Block &body = getBody().front();
+  for (Operation &inner : body.without_terminator())
+    if (!isa<ReversibleHalfResidualOp, ReversibleSwapOp, ReversibleSerialOp>(
+            inner))
+      return emitOpError("expects only reversible ops in its body, got ")
+             << inner.getName();
+
+  // Each value of the chain is consumed exactly once, by the next reversible
+  // op or the yield: that keeps the chain a bijection of its inputs.
+  auto checkLinear = [&](Value v) -> LogicalResult {
+    unsigned direct = 0;
+    for (OpOperand &use : v.getUses()) {
+      if (use.getOwner()->getBlock() == &body)
+        ++direct;
+      else
+        return emitOpError("expects values of its body to flow only through "
+                           "reversible ops, but one is captured by a nested "
+                           "region (pass it as context instead)");
+    }
+    if (direct != 1)
+      return emitOpError("expects each value of its body to be used exactly "
+                         "once, got ")
+             << direct << " uses";
+    return success();
+  };
+  for (Value arg : body.getArguments())
+    if (failed(checkLinear(arg)))
+      return failure();
+  for (Operation &inner : body.without_terminator())
+    for (Value result : inner.getResults())
+      if (failed(checkLinear(result)))
+        return failure();
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "trellis/Dialect/NN/IR/NNOps.cpp.inc"

@@ -1,0 +1,48 @@
+//===- Pipelines.cpp - Trellis pass pipelines -----------------------------===//
+
+#include "trellis/Pipelines/Pipelines.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+/// The lowering, written as pass-pipeline text so that it reads like the
+/// documentation (docs/architecture.md) and each step can be replayed in
+/// trellis-opt. Anchored on builtin.module.
+static constexpr const char *kLowerToLLVM =
+    // Layers to destination-style tensor code; arith on tensors to linalg.
+    "convert-nn-to-linalg,"
+    "canonicalize,"
+    "func.func(convert-elementwise-to-linalg),"
+    "func.func(linalg-fuse-elementwise-ops),"
+    // Tensors to buffers. Identity layouts at function boundaries give the
+    // host plain dense descriptors.
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map},"
+    "buffer-deallocation-pipeline,"
+    "func.func(optimize-allocation-liveness),"
+    // Buffers to loops to LLVM. Allocation goes through the generic hooks so
+    // the runtime can count live tensor bytes.
+    "func.func(convert-linalg-to-loops),"
+    "convert-scf-to-cf,"
+    "expand-strided-metadata,"
+    "lower-affine,"
+    "finalize-memref-to-llvm{use-generic-functions=true},"
+    "convert-to-llvm,"
+    "reconcile-unrealized-casts";
+
+void trellis::buildLowerToLLVMPipeline(OpPassManager &pm) {
+  if (failed(parsePassPipeline(kLowerToLLVM, pm, llvm::errs())))
+    llvm::report_fatal_error("trellis-lower-to-llvm: malformed pipeline text");
+}
+
+void trellis::registerPipelines() {
+  PassPipelineRegistration<>(
+      "trellis-lower-to-llvm",
+      "Lower Trellis and upstream tensor IR to the LLVM dialect "
+      "(nn → linalg, bufferize, deallocate, loops, LLVM)",
+      [](OpPassManager &pm) { buildLowerToLLVMPipeline(pm); });
+}

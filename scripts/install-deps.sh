@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs every package Trellis needs to build, test and run, by Debian package name.
+# Idempotent: packages already present are skipped, so re-running costs one dpkg query.
+set -euo pipefail
+
+PACKAGES=(
+  # Compiler toolchain: LLVM/MLIR 22 (libMLIR.so, mlir-tblgen, FileCheck, lit), lld, ninja.
+  llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools lld-22
+  cmake ninja-build g++ git
+  # MPI for the coll dialect's lowering and data-parallel runs.
+  libopenmpi-dev openmpi-bin
+  # BLAS for matmul-heavy ops and for the NumPy/PyTorch references.
+  libopenblas-dev libopenblas0-pthread
+  # Reference computations in tests (Debian's python, not the one first on PATH).
+  python3 python3-numpy
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO="sudo"
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"

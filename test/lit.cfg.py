@@ -1,0 +1,43 @@
+# -*- Python -*-
+"""lit configuration of the Trellis test suite.
+
+Features: `numpy` (Debian's /usr/bin/python3 with NumPy, for the references of
+the integration tests) and `mpi` (mpirun on PATH).
+"""
+
+import os
+import shutil
+import subprocess
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "TRELLIS"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.trellis_obj_root, "test")
+
+llvm_config.with_system_environment(["HOME", "TMPDIR"])
+llvm_config.use_default_substitutions()
+
+# Debian's python3 carries python3-numpy; the python3 first on PATH may not.
+python = "/usr/bin/python3"
+config.substitutions.append(("%python", python))
+config.substitutions.append(("%trellis_src", config.trellis_src_root))
+config.substitutions.append(
+    ("%shared", os.path.join(os.path.dirname(config.trellis_src_root), "shared")))
+if subprocess.call([python, "-c", "import numpy"],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
+    config.available_features.add("numpy")
+if shutil.which("mpirun"):
+    config.available_features.add("mpi")
+config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+config.environment["PYTHONPATH"] = os.path.join(config.trellis_src_root, "test", "lib")
+
+llvm_config.add_tool_substitutions(
+    ["trellis-opt", "trellis-run"], [config.trellis_tools_dir])
+llvm_config.with_environment("PATH", config.trellis_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
