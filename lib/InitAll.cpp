@@ -106,6 +106,7 @@ void trellis::registerAllPasses() {
   registerConvertFuncToLLVMPass();
   registerArithToLLVMConversionPass();
   registerConvertMathToLLVMPass();
+  registerConvertMathToLibmPass();
   registerLinalgPasses();
   bufferization::registerBufferizationPasses();
   bufferization::registerBufferizationPipelines();

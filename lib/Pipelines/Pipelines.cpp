@@ -30,6 +30,10 @@ static constexpr const char *kLowerToLLVM =
     "convert-scf-to-cf,"
     "expand-strided-metadata,"
     "lower-affine,"
+    // Math to LLVM intrinsics where LLVM has one, libm calls for the rest
+    // (erf).
+    "func.func(convert-math-to-llvm),"
+    "convert-math-to-libm,"
     "finalize-memref-to-llvm{use-generic-functions=true},"
     "convert-to-llvm,"
     "reconcile-unrealized-casts";

@@ -537,9 +537,10 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
           Value s = arith::MulFOp::create(b, l, a[0], floatConst(b, l, t, scale));
           if (!causal)
             return s;
+          Value query = linalg::IndexOp::create(b, l, 2);
+          Value key = linalg::IndexOp::create(b, l, 3);
           Value future = arith::CmpIOp::create(
-              b, l, arith::CmpIPredicate::ugt, linalg::IndexOp::create(b, l, 3),
-              linalg::IndexOp::create(b, l, 2));
+              b, l, arith::CmpIPredicate::ugt, key, query);
           Value ninf =
               floatConst(b, l, t, -std::numeric_limits<double>::infinity());
           return arith::SelectOp::create(b, l, future, ninf, s);
@@ -569,16 +570,21 @@ struct DropoutLowering : OpConversionPattern<DropoutOp> {
     Type t = type.getElementType();
     double rate = op.getRate().convertToDouble();
 
-    // The key as signless words (arith works on signless integers only).
+    // The key as two signless words. arith works on signless integers only
+    // and tensor.bitcast has no bufferization, so a `ui32` word is
+    // reinterpreted after extraction; the cast folds away in the LLVM
+    // dialect, where both are i32.
     Value key = adaptor.getKey();
-    auto keyType = cast<RankedTensorType>(key.getType());
-    if (!keyType.getElementType().isSignlessInteger())
-      key = tensor::BitcastOp::create(
-          rewriter, loc, RankedTensorType::get({2}, rewriter.getI32Type()), key);
-    Value k0 = tensor::ExtractOp::create(
-        rewriter, loc, key, ValueRange{arith::ConstantIndexOp::create(rewriter, loc, 0)});
-    Value k1 = tensor::ExtractOp::create(
-        rewriter, loc, key, ValueRange{arith::ConstantIndexOp::create(rewriter, loc, 1)});
+    auto word = [&](int64_t i) -> Value {
+      Value idx = arith::ConstantIndexOp::create(rewriter, loc, i);
+      Value w = tensor::ExtractOp::create(rewriter, loc, key, ValueRange{idx});
+      if (w.getType().isSignlessInteger())
+        return w;
+      return UnrealizedConversionCastOp::create(rewriter, loc,
+                                                rewriter.getI32Type(), w)
+          .getResult(0);
+    };
+    Value k0 = word(0), k1 = word(1);
 
     // Keep when the first random word ≥ round(rate·2³²) (unsigned).
     uint64_t threshold =

@@ -1,0 +1,52 @@
+//===- AllocHooks.h - Counting allocator for JIT code -----------*- C++ -*-===//
+//
+// Lowered Trellis code allocates and frees every buffer through the generic
+// hooks of `finalize-memref-to-llvm{use-generic-functions=true}`. The host
+// defines them here and counts live bytes and their high-water mark, which
+// is what `trellis-run --stats` reports as peak_tensor_bytes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRELLIS_RUNTIME_ALLOCHOOKS_H
+#define TRELLIS_RUNTIME_ALLOCHOOKS_H
+
+#include <cstddef>
+#include <cstdint>
+
+namespace mlir {
+class ExecutionEngine;
+} // namespace mlir
+
+extern "C" {
+/// `malloc` for JIT code; the block is recorded as live.
+void *_mlir_memref_to_llvm_alloc(size_t size);
+/// `aligned_alloc` for JIT code (`use-aligned-alloc`); recorded as live.
+void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size);
+/// `free` for JIT code; unknown pointers (host-owned buffers, memref.global
+/// sentinels) are ignored rather than passed to `free`.
+void _mlir_memref_to_llvm_free(void *ptr);
+}
+
+namespace trellis::runtime {
+
+/// Makes the three hooks above resolve, in code run by `engine`, to the
+/// definitions in this library.
+void registerAllocHooks(mlir::ExecutionEngine &engine);
+
+/// Returns the bytes currently allocated through the hooks and not freed.
+uint64_t getLiveBytes();
+
+/// Returns the high-water mark of getLiveBytes() since the last
+/// resetPeakBytes().
+uint64_t getPeakBytes();
+
+/// Restarts the high-water mark from the current live bytes.
+void resetPeakBytes();
+
+/// Returns true if `ptr` is a live block returned by one of the hooks, i.e.
+/// owned by the program rather than by the host.
+bool isLiveAllocation(void *ptr);
+
+} // namespace trellis::runtime
+
+#endif // TRELLIS_RUNTIME_ALLOCHOOKS_H

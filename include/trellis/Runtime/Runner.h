@@ -1,0 +1,49 @@
+//===- Runner.h - The trellis-run driver ------------------------*- C++ -*-===//
+//
+// Everything trellis-run does after parsing its command line: read the
+// module and the inputs, compile, run, write or summarize the results and
+// the statistics. The tool itself only parses options and prints the error.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRELLIS_RUNTIME_RUNNER_H
+#define TRELLIS_RUNTIME_RUNNER_H
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
+namespace trellis::runtime {
+
+/// The command line of trellis-run.
+struct RunnerOptions {
+  /// The .mlir file ("-" for stdin).
+  std::string inputFilename;
+  /// Name of the func.func to run.
+  std::string entry;
+  /// .npy files bound to the entry's arguments in order; `{rank}` is
+  /// replaced by the MPI rank.
+  llvm::SmallVector<std::string> inputPaths;
+  /// If not empty, result i is written to `<dir>/result<i>.npy` (created
+  /// like `mkdir -p`; `{rank}` is replaced); else results are summarized.
+  std::string outputDir;
+  /// Number of calls (results of the last are kept).
+  unsigned repeat = 1;
+  /// Print {"compile_ms", "run_ms", "peak_tensor_bytes"} as one JSON line.
+  bool printStats = false;
+  /// LLVM optimization level of the JIT.
+  unsigned optLevel = 3;
+};
+
+/// Runs trellis-run. Summaries and statistics go to `out`; MLIR diagnostics
+/// go to stderr. The returned error is one line, without the tool prefix.
+llvm::Error runTrellisRun(const RunnerOptions &options, llvm::raw_ostream &out);
+
+} // namespace trellis::runtime
+
+#endif // TRELLIS_RUNTIME_RUNNER_H

@@ -1,0 +1,153 @@
+//===- HostArray.cpp - A dense array owned by the host --------------------===//
+
+#include "trellis/Runtime/HostArray.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/MemAlloc.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+
+using namespace trellis::runtime;
+
+/// Alignment of array storage: a cache line, and the widest vector load.
+static constexpr size_t kAlignment = 64;
+
+/// Rounds `bytes` up to a non-zero multiple of kAlignment, so every array
+/// (even an empty one) has storage of its own.
+static size_t getAllocationSize(size_t bytes) {
+  return llvm::alignTo(std::max<size_t>(bytes, 1), kAlignment);
+}
+
+std::optional<uint64_t>
+trellis::runtime::getCheckedByteSize(llvm::ArrayRef<int64_t> shape,
+                                     uint64_t elementBytes) {
+  uint64_t total = elementBytes;
+  for (int64_t dim : shape) {
+    if (dim < 0)
+      return std::nullopt;
+    uint64_t product;
+    if (llvm::MulOverflow<uint64_t>(total, static_cast<uint64_t>(dim),
+                                    product))
+      return std::nullopt;
+    total = product;
+  }
+  // Keep sizes representable as int64_t byte offsets and element counts.
+  if (total > static_cast<uint64_t>(INT64_MAX) / 2)
+    return std::nullopt;
+  return total;
+}
+
+HostArray::HostArray(DType dtype, llvm::ArrayRef<int64_t> shape,
+                     int64_t numElements)
+    : dtype(dtype), shape(shape), numElements(numElements) {
+  size_t size = getAllocationSize(getByteSize());
+  data = static_cast<char *>(llvm::allocate_buffer(size, kAlignment));
+  std::memset(data, 0, size);
+}
+
+llvm::Expected<HostArray> HostArray::create(DType dtype,
+                                            llvm::ArrayRef<int64_t> shape) {
+  std::optional<uint64_t> bytes = getCheckedByteSize(shape, getByteWidth(dtype));
+  if (!bytes)
+    return llvm::createStringError("invalid array shape " + formatShape(shape));
+  return HostArray(dtype, shape, *bytes / getByteWidth(dtype));
+}
+
+HostArray::HostArray(HostArray &&other) noexcept
+    : dtype(other.dtype), shape(std::move(other.shape)),
+      numElements(other.numElements), data(other.data) {
+  other.data = nullptr;
+  other.numElements = 0;
+}
+
+HostArray &HostArray::operator=(HostArray &&other) noexcept {
+  if (this == &other)
+    return *this;
+  if (data)
+    llvm::deallocate_buffer(data, getAllocationSize(getByteSize()), kAlignment);
+  dtype = other.dtype;
+  shape = std::move(other.shape);
+  numElements = other.numElements;
+  data = other.data;
+  other.data = nullptr;
+  other.numElements = 0;
+  return *this;
+}
+
+HostArray::~HostArray() {
+  if (data)
+    llvm::deallocate_buffer(data, getAllocationSize(getByteSize()), kAlignment);
+}
+
+HostArray HostArray::clone() const {
+  HostArray copy(dtype, shape, numElements);
+  std::memcpy(copy.data, data, getByteSize());
+  return copy;
+}
+
+std::string trellis::runtime::formatShape(llvm::ArrayRef<int64_t> shape) {
+  std::string text = "(";
+  llvm::raw_string_ostream os(text);
+  llvm::interleave(shape, os, ", ");
+  if (shape.size() == 1)
+    os << ',';
+  os << ')';
+  return text;
+}
+
+void HostArray::printTypeAndShape(llvm::raw_ostream &os) const {
+  os << getNumpyName(dtype) << " array of shape " << formatShape(shape);
+}
+
+/// Prints element `index` of `data`, read as `dtype`.
+static void printElement(llvm::raw_ostream &os, DType dtype, const char *data,
+                         int64_t index) {
+  const char *element = data + index * getByteWidth(dtype);
+  switch (dtype) {
+  case DType::F32: {
+    float value;
+    std::memcpy(&value, element, sizeof(value));
+    os << llvm::format("%g", static_cast<double>(value));
+    return;
+  }
+  case DType::F64: {
+    double value;
+    std::memcpy(&value, element, sizeof(value));
+    os << llvm::format("%g", value);
+    return;
+  }
+  case DType::I32: {
+    int32_t value;
+    std::memcpy(&value, element, sizeof(value));
+    os << value;
+    return;
+  }
+  case DType::I64: {
+    int64_t value;
+    std::memcpy(&value, element, sizeof(value));
+    os << value;
+    return;
+  }
+  case DType::U32: {
+    uint32_t value;
+    std::memcpy(&value, element, sizeof(value));
+    os << value;
+    return;
+  }
+  }
+}
+
+void HostArray::printSummary(llvm::raw_ostream &os, unsigned maxValues) const {
+  os << getNumpyName(dtype) << ' ' << formatShape(shape) << " [";
+  int64_t shown = std::min<int64_t>(numElements, maxValues);
+  for (int64_t i = 0; i < shown; ++i) {
+    if (i)
+      os << ", ";
+    printElement(os, dtype, data, i);
+  }
+  if (shown < numElements)
+    os << ", ...";
+  os << ']';
+}

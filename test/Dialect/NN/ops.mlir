@@ -1,0 +1,111 @@
+// Round trip of every nn op, through the custom and the generic form.
+// RUN: trellis-opt %s | trellis-opt | FileCheck %s
+// RUN: trellis-opt %s --mlir-print-op-generic | trellis-opt | FileCheck %s
+// RUN: trellis-opt %s --mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
+
+// CHECK-LABEL: func.func @layers
+// GENERIC-LABEL: sym_name = "layers"
+func.func @layers(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %b: tensor<16xf32>,
+                  %s: tensor<16xf32>, %labels: tensor<4xi32>) -> tensor<f32> {
+  // CHECK: %[[H:.*]] = nn.dense %{{.*}}, %{{.*}}, %{{.*}} : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  // GENERIC: "nn.dense"(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  %h = nn.dense %x, %w, %b : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  // CHECK: %[[R:.*]] = nn.relu %[[H]] : tensor<4x16xf32>
+  %r = nn.relu %h : tensor<4x16xf32>
+  // CHECK: %[[G:.*]] = nn.gelu %[[R]] : tensor<4x16xf32>
+  %g = nn.gelu %r : tensor<4x16xf32>
+  // CHECK: %[[GA:.*]] = nn.gelu %[[G]] {approximate = true} : tensor<4x16xf32>
+  // GENERIC: "nn.gelu"(%{{.*}}) <{approximate = true}>
+  %ga = nn.gelu %g {approximate = true} : tensor<4x16xf32>
+  // CHECK: %[[T:.*]] = nn.tanh %[[GA]] : tensor<4x16xf32>
+  %t = nn.tanh %ga : tensor<4x16xf32>
+  // CHECK: %[[N:.*]] = nn.layer_norm %[[T]], %{{.*}}, %{{.*}} {epsilon = 9.99999974E-6 : f32}
+  // GENERIC: "nn.layer_norm"(%{{.*}}, %{{.*}}, %{{.*}}) <{epsilon = 9.99999974E-6 : f32}>
+  %n = nn.layer_norm %t, %s, %b {epsilon = 1.0e-5 : f32} : (tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  // CHECK: nn.layer_norm %[[N]], %{{.*}}, %{{.*}} : (tensor<4x16xf32>
+  %n2 = nn.layer_norm %n, %s, %b : (tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  // CHECK: %[[SM:.*]] = nn.softmax %{{.*}} : tensor<4x16xf32>
+  %sm = nn.softmax %n2 : tensor<4x16xf32>
+  // CHECK: %[[LSM:.*]] = nn.log_softmax %[[SM]] : tensor<4x16xf32>
+  %lsm = nn.log_softmax %sm : tensor<4x16xf32>
+  // CHECK: nn.cross_entropy %[[LSM]], %{{.*}} : (tensor<4x16xf32>, tensor<4xi32>) -> tensor<f32>
+  %ce = nn.cross_entropy %lsm, %labels : (tensor<4x16xf32>, tensor<4xi32>) -> tensor<f32>
+  // CHECK: nn.mean %{{.*}} : (tensor<4x16xf32>) -> tensor<f32>
+  %m = nn.mean %lsm : (tensor<4x16xf32>) -> tensor<f32>
+  return %ce : tensor<f32>
+}
+
+// CHECK-LABEL: func.func @sequence
+func.func @sequence(%ids: tensor<2x6xi32>, %table: tensor<100x8xf32>,
+                    %key: tensor<2xui32>, %ikey: tensor<2xi32>,
+                    %kv: tensor<2x5x8xf32>) -> tensor<2x6x8xf32> {
+  // CHECK: %[[E:.*]] = nn.embedding %{{.*}}, %{{.*}} : (tensor<2x6xi32>, tensor<100x8xf32>) -> tensor<2x6x8xf32>
+  %e = nn.embedding %ids, %table : (tensor<2x6xi32>, tensor<100x8xf32>) -> tensor<2x6x8xf32>
+  // CHECK: %[[A:.*]] = nn.attention %[[E]], %[[E]], %[[E]] {causal = true, num_heads = 2 : i64}
+  // GENERIC: "nn.attention"(%{{.*}}, %{{.*}}, %{{.*}}) <{causal = true, num_heads = 2 : i64}>
+  %a = nn.attention %e, %e, %e {num_heads = 2 : i64, causal = true} : (tensor<2x6x8xf32>, tensor<2x6x8xf32>, tensor<2x6x8xf32>) -> tensor<2x6x8xf32>
+  // CHECK: nn.attention %[[A]], %{{.*}}, %{{.*}} {num_heads = 4 : i64} : (tensor<2x6x8xf32>, tensor<2x5x8xf32>, tensor<2x5x8xf32>)
+  %c = nn.attention %a, %kv, %kv {num_heads = 4 : i64} : (tensor<2x6x8xf32>, tensor<2x5x8xf32>, tensor<2x5x8xf32>) -> tensor<2x6x8xf32>
+  // CHECK: %[[D:.*]] = nn.dropout %{{.*}}, %{{.*}} {rate = 1.000000e-01 : f32} : (tensor<2x6x8xf32>, tensor<2xui32>) -> tensor<2x6x8xf32>
+  // GENERIC: "nn.dropout"(%{{.*}}, %{{.*}}) <{rate = 1.000000e-01 : f32}>
+  %d = nn.dropout %c, %key {rate = 0.1 : f32} : (tensor<2x6x8xf32>, tensor<2xui32>) -> tensor<2x6x8xf32>
+  // CHECK: nn.dropout %[[D]], %{{.*}} {rate = 0.000000e+00 : f32} : (tensor<2x6x8xf32>, tensor<2xi32>)
+  %d2 = nn.dropout %d, %ikey {rate = 0.0 : f32} : (tensor<2x6x8xf32>, tensor<2xi32>) -> tensor<2x6x8xf32>
+  return %d2 : tensor<2x6x8xf32>
+}
+
+// CHECK-LABEL: func.func @reversible
+func.func @reversible(%x1: tensor<8x16xf32>, %x2: tensor<8x16xf32>,
+                      %w: tensor<16x16xf32>, %b: tensor<16xf32>)
+    -> (tensor<8x16xf32>, tensor<8x16xf32>) {
+  // CHECK: %[[Y:.*]]:2 = nn.reversible_serial %{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<8x16xf32> {
+  // CHECK: ^bb0(%[[A:.*]]: tensor<8x16xf32>, %[[B:.*]]: tensor<8x16xf32>):
+  // CHECK:   %[[H:.*]]:2 = nn.reversible_half_residual %[[A]], %[[B]] : tensor<8x16xf32>, tensor<8x16xf32> {
+  // CHECK:   ^bb0(%[[C:.*]]: tensor<8x16xf32>):
+  // CHECK:     %[[F:.*]] = nn.dense %[[C]]
+  // CHECK:     nn.yield %[[F]] : tensor<8x16xf32>
+  // CHECK:   %[[S1:.*]], %[[S2:.*]] = nn.reversible_swap %[[H]]#0, %[[H]]#1 : tensor<8x16xf32>, tensor<8x16xf32>
+  // CHECK:   %[[I:.*]]:2 = nn.reversible_serial %[[S1]], %[[S2]]
+  // CHECK:   nn.yield %[[I]]#0, %[[I]]#1 : tensor<8x16xf32>, tensor<8x16xf32>
+  // GENERIC: "nn.reversible_serial"
+  // GENERIC: "nn.reversible_half_residual"
+  // GENERIC: "nn.yield"
+  // GENERIC: "nn.reversible_swap"
+  %y1, %y2 = nn.reversible_serial %x1, %x2 : tensor<8x16xf32>, tensor<8x16xf32> {
+  ^bb0(%a: tensor<8x16xf32>, %bb: tensor<8x16xf32>):
+    %a1, %b1 = nn.reversible_half_residual %a, %bb : tensor<8x16xf32>, tensor<8x16xf32> {
+    ^bb0(%c: tensor<8x16xf32>):
+      %f = nn.dense %c, %w, %b : (tensor<8x16xf32>, tensor<16x16xf32>, tensor<16xf32>) -> tensor<8x16xf32>
+      nn.yield %f : tensor<8x16xf32>
+    }
+    %s1, %s2 = nn.reversible_swap %a1, %b1 : tensor<8x16xf32>, tensor<8x16xf32>
+    %i1, %i2 = nn.reversible_serial %s1, %s2 : tensor<8x16xf32>, tensor<8x16xf32> {
+    ^bb0(%p: tensor<8x16xf32>, %q: tensor<8x16xf32>):
+      %p1, %q1 = nn.reversible_half_residual %p, %q : tensor<8x16xf32>, tensor<8x16xf32> {
+      ^bb0(%c: tensor<8x16xf32>):
+        %t = nn.tanh %c : tensor<8x16xf32>
+        nn.yield %t : tensor<8x16xf32>
+      }
+      nn.yield %p1, %q1 : tensor<8x16xf32>, tensor<8x16xf32>
+    }
+    nn.yield %i1, %i2 : tensor<8x16xf32>, tensor<8x16xf32>
+  }
+  return %y1, %y2 : tensor<8x16xf32>, tensor<8x16xf32>
+}
+
+// A half-residual with several context values, a different accumulator
+// shape and f64.
+// CHECK-LABEL: func.func @multi_context
+func.func @multi_context(%acc: tensor<4xf64>, %c1: tensor<4x3xf64>, %c2: tensor<3x4xf64>, %bias: tensor<4xf64>)
+    -> (tensor<4xf64>, tensor<4x3xf64>, tensor<3x4xf64>) {
+  // CHECK: nn.reversible_half_residual %{{.*}}, %{{.*}}, %{{.*}} : tensor<4xf64>, tensor<4x3xf64>, tensor<3x4xf64>
+  %r:3 = nn.reversible_half_residual %acc, %c1, %c2 : tensor<4xf64>, tensor<4x3xf64>, tensor<3x4xf64> {
+  ^bb0(%a: tensor<4x3xf64>, %b: tensor<3x4xf64>):
+    %m = nn.mean %a : (tensor<4x3xf64>) -> tensor<f64>
+    %d = nn.dense %a, %b, %bias : (tensor<4x3xf64>, tensor<3x4xf64>, tensor<4xf64>) -> tensor<4x4xf64>
+    %s = nn.softmax %d : tensor<4x4xf64>
+    %row = tensor.extract_slice %s[0, 0] [1, 4] [1, 1] : tensor<4x4xf64> to tensor<4xf64>
+    nn.yield %row : tensor<4xf64>
+  }
+  return %r#0, %r#1, %r#2 : tensor<4xf64>, tensor<4x3xf64>, tensor<3x4xf64>
+}
