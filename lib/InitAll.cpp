@@ -3,6 +3,9 @@
 #include "trellis/InitAll.h"
 
 #include "trellis/Conversion/Passes.h"
+#include "trellis/Dialect/AD/IR/AD.h"
+#include "trellis/Dialect/AD/Rules/Rules.h"
+#include "trellis/Dialect/AD/Transforms/Passes.h"
 #include "trellis/Dialect/NN/IR/NN.h"
 #include "trellis/Pipelines/Pipelines.h"
 
@@ -52,7 +55,8 @@
 
 void trellis::registerAllDialects(mlir::DialectRegistry &registry) {
   using namespace mlir;
-  registry.insert<nn::NNDialect>();
+  registry.insert<nn::NNDialect, ad::ADDialect>();
+  ad::registerUpstreamReverseModeModels(registry);
   registry.insert<affine::AffineDialect, arith::ArithDialect,
                   bufferization::BufferizationDialect, cf::ControlFlowDialect,
                   DLTIDialect, func::FuncDialect, index::IndexDialect,
@@ -91,6 +95,7 @@ void trellis::registerAllDialects(mlir::DialectRegistry &registry) {
 void trellis::registerAllPasses() {
   using namespace mlir;
   registerConvertNNToLinalg();
+  ad::registerTrellisADPasses();
   registerPipelines();
 
   // Upstream passes the pipelines are made of, and the usual cleanups.

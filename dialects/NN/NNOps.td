@@ -9,16 +9,22 @@
 #define TRELLIS_NN_OPS
 
 include "NN/NNDialect.td"
+include "AD/ADInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
+/// A layer with a reverse-mode rule (lib/Dialect/NN/IR/NNReverseRules.cpp).
+class NN_DiffOp<string mnemonic, list<Trait> traits = []>
+    : NN_Op<mnemonic, !listconcat(traits,
+        [DeclareOpInterfaceMethods<ReverseModeOpInterface>])>;
+
 //===----------------------------------------------------------------------===//
 // Dense layers and activations
 //===----------------------------------------------------------------------===//
 
-def NN_DenseOp : NN_Op<"dense", [Pure]> {
+def NN_DenseOp : NN_DiffOp<"dense", [Pure]> {
   let summary = "affine layer: x·w + b";
   let description = [{
     Multiplies the last dimension of `x` (`...xK`) with `w` (`KxN`) and adds
@@ -40,7 +46,7 @@ def NN_DenseOp : NN_Op<"dense", [Pure]> {
 }
 
 class NN_UnaryElementwiseOp<string mnemonic, list<Trait> traits = []>
-    : NN_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType])> {
+    : NN_DiffOp<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType])> {
   let arguments = (ins NN_FloatTensor:$x);
   let results = (outs NN_FloatTensor:$result);
   let assemblyFormat = "$x attr-dict `:` type($x)";
@@ -86,7 +92,7 @@ def NN_GeluOp : NN_UnaryElementwiseOp<"gelu"> {
 // Normalisation, softmax and losses
 //===----------------------------------------------------------------------===//
 
-def NN_LayerNormOp : NN_Op<"layer_norm",
+def NN_LayerNormOp : NN_DiffOp<"layer_norm",
     [Pure, AllTypesMatch<["x", "result"]>]> {
   let summary = "layer normalisation over the last dimension";
   let description = [{
@@ -140,7 +146,7 @@ def NN_LogSoftmaxOp : NN_LastDimNormalizingOp<"log_softmax"> {
   }];
 }
 
-def NN_CrossEntropyOp : NN_Op<"cross_entropy", [Pure]> {
+def NN_CrossEntropyOp : NN_DiffOp<"cross_entropy", [Pure]> {
   let summary = "mean softmax cross-entropy of integer labels";
   let description = [{
     `mean_b(−log softmax(logits[b])[labels[b]])` for `logits : BxC` and
@@ -163,7 +169,7 @@ def NN_CrossEntropyOp : NN_Op<"cross_entropy", [Pure]> {
   let hasVerifier = 1;
 }
 
-def NN_MeanOp : NN_Op<"mean", [Pure]> {
+def NN_MeanOp : NN_DiffOp<"mean", [Pure]> {
   let summary = "mean of all elements";
   let description = [{
     Example:
@@ -181,7 +187,7 @@ def NN_MeanOp : NN_Op<"mean", [Pure]> {
 // Embedding, attention, dropout
 //===----------------------------------------------------------------------===//
 
-def NN_EmbeddingOp : NN_Op<"embedding", [Pure]> {
+def NN_EmbeddingOp : NN_DiffOp<"embedding", [Pure]> {
   let summary = "row gather from an embedding table";
   let description = [{
     `result[i..., d] = table[ids[i...], d]` for `ids : ...xi32` and
@@ -202,7 +208,7 @@ def NN_EmbeddingOp : NN_Op<"embedding", [Pure]> {
   let hasVerifier = 1;
 }
 
-def NN_AttentionOp : NN_Op<"attention", [Pure]> {
+def NN_AttentionOp : NN_DiffOp<"attention", [Pure]> {
   let summary = "multi-head scaled dot-product attention";
   let description = [{
     Splits the feature dimension `D` of `q : BxLqxD` and `k, v : BxLkxD` into
@@ -227,7 +233,7 @@ def NN_AttentionOp : NN_Op<"attention", [Pure]> {
   let hasVerifier = 1;
 }
 
-def NN_DropoutOp : NN_Op<"dropout",
+def NN_DropoutOp : NN_DiffOp<"dropout",
     [Pure, AllTypesMatch<["x", "result"]>]> {
   let summary = "inverted dropout with a counter-based random mask";
   let description = [{
@@ -257,7 +263,7 @@ def NN_DropoutOp : NN_Op<"dropout",
 // Reversible residual layers (Trax ReversibleHalfResidual / Swap / Serial)
 //===----------------------------------------------------------------------===//
 
-def NN_ReversibleHalfResidualOp : NN_Op<"reversible_half_residual", [
+def NN_ReversibleHalfResidualOp : NN_DiffOp<"reversible_half_residual", [
     InferTypeOpAdaptor, SingleBlockImplicitTerminator<"YieldOp">,
     RecursiveMemoryEffects]> {
   let summary = "acc' = acc + F(ctx...), ctx passes through";
@@ -289,7 +295,7 @@ def NN_ReversibleHalfResidualOp : NN_Op<"reversible_half_residual", [
   let hasRegionVerifier = 1;
 }
 
-def NN_ReversibleSwapOp : NN_Op<"reversible_swap", [Pure, InferTypeOpAdaptor]> {
+def NN_ReversibleSwapOp : NN_DiffOp<"reversible_swap", [Pure, InferTypeOpAdaptor]> {
   let summary = "exchange two values: (a, b) → (b, a)";
   let description = [{
     Example:
@@ -302,7 +308,7 @@ def NN_ReversibleSwapOp : NN_Op<"reversible_swap", [Pure, InferTypeOpAdaptor]> {
   let assemblyFormat = "$a `,` $b attr-dict `:` type($a) `,` type($b)";
 }
 
-def NN_ReversibleSerialOp : NN_Op<"reversible_serial", [
+def NN_ReversibleSerialOp : NN_DiffOp<"reversible_serial", [
     InferTypeOpAdaptor, SingleBlockImplicitTerminator<"YieldOp">,
     RecursiveMemoryEffects]> {
   let summary = "a chain of reversible layers";

@@ -13,7 +13,9 @@ using namespace mlir;
 /// documentation (docs/architecture.md) and each step can be replayed in
 /// trellis-opt. Anchored on builtin.module.
 static constexpr const char *kLowerToLLVM =
-    // Layers to destination-style tensor code; arith on tensors to linalg.
+    // Derivatives first (they are built from nn and tensor-level ops), then
+    // layers to destination-style tensor code; arith on tensors to linalg.
+    "ad-differentiate,"
     "convert-nn-to-linalg,"
     "canonicalize,"
     "func.func(convert-elementwise-to-linalg),"

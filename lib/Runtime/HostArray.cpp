@@ -2,6 +2,8 @@
 
 #include "trellis/Runtime/HostArray.h"
 
+#include "RuntimeError.h"
+
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemAlloc.h"
@@ -27,11 +29,10 @@ trellis::runtime::getCheckedByteSize(llvm::ArrayRef<int64_t> shape,
   for (int64_t dim : shape) {
     if (dim < 0)
       return std::nullopt;
-    uint64_t product;
-    if (llvm::MulOverflow<uint64_t>(total, static_cast<uint64_t>(dim),
-                                    product))
+    uint64_t size = static_cast<uint64_t>(dim);
+    if (size != 0 && total > UINT64_MAX / size)
       return std::nullopt;
-    total = product;
+    total *= size;
   }
   // Keep sizes representable as int64_t byte offsets and element counts.
   if (total > static_cast<uint64_t>(INT64_MAX) / 2)
@@ -51,7 +52,7 @@ llvm::Expected<HostArray> HostArray::create(DType dtype,
                                             llvm::ArrayRef<int64_t> shape) {
   std::optional<uint64_t> bytes = getCheckedByteSize(shape, getByteWidth(dtype));
   if (!bytes)
-    return llvm::createStringError("invalid array shape " + formatShape(shape));
+    return makeError("invalid array shape " + formatShape(shape));
   return HostArray(dtype, shape, *bytes / getByteWidth(dtype));
 }
 

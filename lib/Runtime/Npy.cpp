@@ -9,6 +9,8 @@
 
 #include "trellis/Runtime/Npy.h"
 
+#include "RuntimeError.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/MathExtras.h"
@@ -24,10 +26,6 @@ static constexpr StringRef kMagic("\x93NUMPY", 6);
 /// NumPy's NPY_MAXDIMS; also bounds what a malformed header can make us
 /// allocate.
 static constexpr size_t kMaxRank = 64;
-
-static llvm::Error makeError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
 
 namespace {
 

@@ -2,21 +2,39 @@
 
 #include "trellis/Runtime/Signature.h"
 
+#include "RuntimeError.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace trellis::runtime;
-
-static llvm::Error makeError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
 
 static std::string printType(mlir::Type type) {
   std::string text;
   llvm::raw_string_ostream os(text);
   type.print(os);
   return text;
+}
+
+llvm::Expected<mlir::func::FuncOp>
+trellis::runtime::lookupEntryFunction(mlir::ModuleOp module,
+                                      llvm::StringRef entry) {
+  auto func = module.lookupSymbol<mlir::func::FuncOp>(entry);
+  if (func && !func.isExternal())
+    return func;
+  if (func)
+    return makeError("entry @" + entry +
+                     " is a declaration; it needs a body to run");
+  std::string available;
+  llvm::raw_string_ostream os(available);
+  llvm::interleaveComma(module.getOps<mlir::func::FuncOp>(), os,
+                        [&](mlir::func::FuncOp f) { os << '@' << f.getSymName(); });
+  std::string message = ("no func.func named @" + entry + " in the module").str();
+  if (!available.empty())
+    message += " (functions: " + available + ")";
+  return makeError(message);
 }
 
 llvm::Expected<BoundaryValue>

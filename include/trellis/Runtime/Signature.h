@@ -17,6 +17,7 @@
 #include <string>
 
 namespace mlir {
+class ModuleOp;
 class Type;
 namespace func {
 class FuncOp;
@@ -51,6 +52,11 @@ struct EntrySignature {
   llvm::SmallVector<BoundaryValue> args;
   llvm::SmallVector<BoundaryValue> results;
 };
+
+/// Returns the func.func named `entry` in `module`; fails if there is none
+/// (listing the functions there are) or if it is only a declaration.
+llvm::Expected<mlir::func::FuncOp> lookupEntryFunction(mlir::ModuleOp module,
+                                                       llvm::StringRef entry);
 
 /// Describes `type` as a BoundaryValue; fails with a message naming the type
 /// if the host cannot pass it.

@@ -12,6 +12,7 @@
 #include "trellis/Conversion/NNToLinalg/NNToLinalg.h"
 
 #include "trellis/Dialect/NN/IR/NN.h"
+#include "trellis/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -32,171 +33,9 @@ namespace trellis {
 using namespace mlir;
 using namespace trellis;
 using namespace trellis::nn;
+using namespace trellis::builders;
 
 namespace {
-
-//===----------------------------------------------------------------------===//
-// Building blocks: constants, maps and generic ops
-//===----------------------------------------------------------------------===//
-
-/// Computes one scalar from the block arguments of a linalg.generic body.
-using ScalarFn = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
-
-Value floatConst(OpBuilder &b, Location loc, Type type, double value) {
-  return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
-}
-
-Value i32Const(OpBuilder &b, Location loc, uint32_t value) {
-  return arith::ConstantOp::create(
-      b, loc, b.getI32IntegerAttr(static_cast<int32_t>(value)));
-}
-
-/// A tensor of `shape` filled with `value`.
-Value filledTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-                   Type elementType, double value) {
-  Value empty = tensor::EmptyOp::create(b, loc, shape, elementType);
-  Value scalar = floatConst(b, loc, elementType, value);
-  return linalg::FillOp::create(b, loc, ValueRange{scalar}, ValueRange{empty})
-      .getResult(0);
-}
-
-/// (d0, ..., d{rank-1}) -> (d{i} for i in `dims`).
-AffineMap selectDims(MLIRContext *ctx, unsigned rank, ArrayRef<unsigned> dims) {
-  SmallVector<AffineExpr> exprs;
-  for (unsigned d : dims)
-    exprs.push_back(getAffineDimExpr(d, ctx));
-  return AffineMap::get(rank, 0, exprs, ctx);
-}
-
-AffineMap identity(MLIRContext *ctx, unsigned rank) {
-  return AffineMap::getMultiDimIdentityMap(rank, ctx);
-}
-
-/// Drops the last loop: the map of a per-row value in a row-wise loop nest.
-AffineMap dropLast(MLIRContext *ctx, unsigned rank) {
-  return identity(ctx, rank).getMajorSubMap(rank - 1);
-}
-
-/// Keeps only the last loop: the map of a per-column parameter vector.
-AffineMap lastOnly(MLIRContext *ctx, unsigned rank) {
-  return selectDims(ctx, rank, {rank - 1});
-}
-
-/// A linalg.generic writing into `init` through `initMap`; the body gets the
-/// input elements followed by the current output element.
-Value buildGeneric(OpBuilder &b, Location loc, ValueRange inputs,
-                   ArrayRef<AffineMap> inputMaps, Value init, AffineMap initMap,
-                   ArrayRef<utils::IteratorType> iterators, ScalarFn body) {
-  SmallVector<AffineMap> maps(inputMaps);
-  maps.push_back(initMap);
-  auto op = linalg::GenericOp::create(
-      b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
-      iterators, [&](OpBuilder &nb, Location nl, ValueRange args) {
-        linalg::YieldOp::create(nb, nl, body(nb, nl, args));
-      });
-  return op.getResult(0);
-}
-
-/// An elementwise generic producing `type`; inputs are read through `maps`
-/// (identity for same-shaped operands, projections for broadcasts).
-Value buildMap(OpBuilder &b, Location loc, RankedTensorType type,
-               ValueRange inputs, ArrayRef<AffineMap> maps, ScalarFn body) {
-  unsigned rank = type.getRank();
-  Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                       type.getElementType());
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  return buildGeneric(b, loc, inputs, maps, init,
-                      identity(b.getContext(), rank), iterators, body);
-}
-
-/// Reduces the last dimension of a loop nest shaped like `type`, starting
-/// from `init`; `combine` gets the input elements and the accumulator.
-Value buildRowReduce(OpBuilder &b, Location loc, RankedTensorType type,
-                     ValueRange inputs, ArrayRef<AffineMap> maps, double init,
-                     ScalarFn combine) {
-  unsigned rank = type.getRank();
-  Value acc = filledTensor(b, loc, type.getShape().drop_back(),
-                           type.getElementType(), init);
-  SmallVector<utils::IteratorType> iterators(rank - 1,
-                                             utils::IteratorType::parallel);
-  iterators.push_back(utils::IteratorType::reduction);
-  return buildGeneric(b, loc, inputs, maps, acc,
-                      dropLast(b.getContext(), rank), iterators, combine);
-}
-
-/// Row maximum and Σ exp(x − max) over the last dimension of `x`: the shared
-/// core of softmax, log-softmax, cross-entropy and attention.
-std::pair<Value, Value> buildStableExpSum(OpBuilder &b, Location loc,
-                                          Value x) {
-  auto type = cast<RankedTensorType>(x.getType());
-  MLIRContext *ctx = b.getContext();
-  unsigned rank = type.getRank();
-  Value max = buildRowReduce(
-      b, loc, type, x, identity(ctx, rank),
-      -std::numeric_limits<double>::infinity(),
-      [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-        return arith::MaximumFOp::create(nb, nl, a[0], a[1]);
-      });
-  Value sum = buildRowReduce(
-      b, loc, type, {x, max}, {identity(ctx, rank), dropLast(ctx, rank)}, 0.0,
-      [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-        Value shifted = arith::SubFOp::create(nb, nl, a[0], a[1]);
-        Value e = math::ExpOp::create(nb, nl, shifted);
-        return arith::AddFOp::create(nb, nl, e, a[2]);
-      });
-  return {max, sum};
-}
-
-/// softmax (or log-softmax) over the last dimension of `x`.
-Value buildSoftmax(OpBuilder &b, Location loc, Value x, bool log) {
-  auto type = cast<RankedTensorType>(x.getType());
-  MLIRContext *ctx = b.getContext();
-  unsigned rank = type.getRank();
-  auto [max, sum] = buildStableExpSum(b, loc, x);
-  return buildMap(
-      b, loc, type, {x, max, sum},
-      {identity(ctx, rank), dropLast(ctx, rank), dropLast(ctx, rank)},
-      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-        Value shifted = arith::SubFOp::create(nb, nl, a[0], a[1]);
-        if (log)
-          return arith::SubFOp::create(nb, nl, shifted,
-                                       math::LogOp::create(nb, nl, a[2]));
-        return arith::DivFOp::create(nb, nl,
-                                     math::ExpOp::create(nb, nl, shifted),
-                                     a[2]);
-      });
-}
-
-/// Sums all elements of `x` into a 0-d tensor and multiplies by `scale`.
-Value buildScaledTotal(OpBuilder &b, Location loc, Value x, double scale) {
-  auto type = cast<RankedTensorType>(x.getType());
-  MLIRContext *ctx = b.getContext();
-  unsigned rank = type.getRank();
-  Type elementType = type.getElementType();
-  Value acc = filledTensor(b, loc, {}, elementType, 0.0);
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::reduction);
-  Value total = buildGeneric(
-      b, loc, x, identity(ctx, rank), acc, AffineMap::get(rank, 0, {}, ctx),
-      iterators, [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-        return arith::AddFOp::create(nb, nl, a[0], a[1]);
-      });
-  auto scalarType = RankedTensorType::get({}, elementType);
-  return buildMap(b, loc, scalarType, total, identity(ctx, 0),
-                  [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                    return arith::MulFOp::create(
-                        nb, nl, a[0], floatConst(nb, nl, elementType, scale));
-                  });
-}
-
-/// Reassociation that merges all dimensions but the last: `...xK` -> `MxK`.
-SmallVector<ReassociationIndices> mergeLeading(unsigned rank) {
-  ReassociationIndices leading;
-  for (unsigned i = 0; i + 1 < rank; ++i)
-    leading.push_back(i);
-  return {leading, {static_cast<int64_t>(rank - 1)}};
-}
 
 //===----------------------------------------------------------------------===//
 // Threefry-2x32 (20 rounds, the variant JAX uses) in arith ops on i32.
@@ -240,29 +79,15 @@ struct DenseLowering : OpConversionPattern<DenseOp> {
   matchAndRewrite(DenseOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    MLIRContext *ctx = getContext();
-    auto xType = op.getX().getType();
     auto resultType = op.getResult().getType();
-    Type elementType = xType.getElementType();
-    int64_t k = xType.getShape().back(), n = resultType.getShape().back();
-    int64_t m = xType.getNumElements() / std::max<int64_t>(k, 1);
-    if (k == 0)
-      m = resultType.getNumElements() / std::max<int64_t>(n, 1);
-
-    // x as an MxK matrix: merge leading dims, or add a unit row for rank 1.
-    auto x2Type = RankedTensorType::get({m, k}, elementType);
-    auto y2Type = RankedTensorType::get({m, n}, elementType);
-    Value x2 = adaptor.getX();
-    if (xType.getRank() == 1)
-      x2 = tensor::ExpandShapeOp::create(rewriter, loc, x2Type, x2,
-                                         {{0, 1}});
-    else if (xType.getRank() > 2)
-      x2 = tensor::CollapseShapeOp::create(rewriter, loc, x2Type, x2,
-                                           mergeLeading(xType.getRank()));
-
+    Value x2 = toMatrix(rewriter, loc, adaptor.getX());
+    auto y2Type = RankedTensorType::get(
+        {cast<RankedTensorType>(x2.getType()).getDimSize(0),
+         resultType.getShape().back()},
+        resultType.getElementType());
     // The matmul accumulates onto the broadcast bias.
     Value init = buildMap(rewriter, loc, y2Type, adaptor.getB(),
-                          lastOnly(ctx, 2),
+                          lastOnly(getContext(), 2),
                           [](OpBuilder &, Location, ValueRange a) -> Value {
                             return a[0];
                           });
@@ -270,13 +95,7 @@ struct DenseLowering : OpConversionPattern<DenseOp> {
                                         ValueRange{x2, adaptor.getW()},
                                         ValueRange{init})
                    .getResult(0);
-    Value y = y2;
-    if (resultType.getRank() == 1)
-      y = tensor::CollapseShapeOp::create(rewriter, loc, resultType, y2,
-                                          {{0, 1}});
-    else if (resultType.getRank() > 2)
-      y = tensor::ExpandShapeOp::create(rewriter, loc, resultType, y2,
-                                        mergeLeading(resultType.getRank()));
+    Value y = fromMatrix(rewriter, loc, y2, resultType);
     rewriter.replaceOp(op, y);
     return success();
   }
@@ -495,66 +314,13 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
   matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    MLIRContext *ctx = getContext();
-    auto qType = op.getQ().getType(), kType = op.getK().getType();
-    Type t = qType.getElementType();
-    int64_t batch = qType.getDimSize(0), lq = qType.getDimSize(1),
-            lk = kType.getDimSize(1), d = qType.getDimSize(2);
-    int64_t heads = op.getNumHeads(), dh = d / heads;
-
-    // Split the feature dimension into heads: BxLxD -> BxLxHxDh.
-    auto split = [&](Value v, int64_t len) -> Value {
-      auto type = RankedTensorType::get({batch, len, heads, dh}, t);
-      return tensor::ExpandShapeOp::create(rewriter, loc, type, v,
-                                           {{0}, {1}, {2, 3}});
-    };
-    Value q = split(adaptor.getQ(), lq), k = split(adaptor.getK(), lk),
-          v = split(adaptor.getV(), lk);
-
-    // scores[b,h,i,j] = Σ_e q[b,i,h,e]·k[b,j,h,e]   loops (b,h,i,j,e)
-    using IT = utils::IteratorType;
-    SmallVector<IT> contract(4, IT::parallel);
-    contract.push_back(IT::reduction);
-    Value scoresInit = filledTensor(rewriter, loc, {batch, heads, lq, lk}, t,
-                                    0.0);
-    auto fma = [](OpBuilder &b, Location l, ValueRange a) -> Value {
-      return arith::AddFOp::create(b, l,
-                                   arith::MulFOp::create(b, l, a[0], a[1]),
-                                   a[2]);
-    };
-    Value scores = buildGeneric(
-        rewriter, loc, {q, k},
-        {selectDims(ctx, 5, {0, 2, 1, 4}), selectDims(ctx, 5, {0, 3, 1, 4})},
-        scoresInit, selectDims(ctx, 5, {0, 1, 2, 3}), contract, fma);
-
-    // Scale by 1/√Dh and mask future keys with −∞ when causal.
-    bool causal = op.getCausal();
-    double scale = 1.0 / std::sqrt(static_cast<double>(dh));
-    auto scoresType = cast<RankedTensorType>(scores.getType());
-    Value masked = buildMap(
-        rewriter, loc, scoresType, scores, identity(ctx, 4),
-        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-          Value s = arith::MulFOp::create(b, l, a[0], floatConst(b, l, t, scale));
-          if (!causal)
-            return s;
-          Value query = linalg::IndexOp::create(b, l, 2);
-          Value key = linalg::IndexOp::create(b, l, 3);
-          Value future = arith::CmpIOp::create(
-              b, l, arith::CmpIPredicate::ugt, key, query);
-          Value ninf =
-              floatConst(b, l, t, -std::numeric_limits<double>::infinity());
-          return arith::SelectOp::create(b, l, future, ninf, s);
-        });
-    Value probs = buildSoftmax(rewriter, loc, masked, /*log=*/false);
-
-    // out[b,i,h,e] = Σ_j p[b,h,i,j]·v[b,j,h,e]   loops (b,i,h,e,j)
-    Value outInit = filledTensor(rewriter, loc, {batch, lq, heads, dh}, t, 0.0);
-    Value out = buildGeneric(
-        rewriter, loc, {probs, v},
-        {selectDims(ctx, 5, {0, 2, 1, 4}), selectDims(ctx, 5, {0, 4, 2, 3})},
-        outInit, selectDims(ctx, 5, {0, 1, 2, 3}), contract, fma);
-    rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
-        op, qType, out, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+    int64_t heads = op.getNumHeads();
+    Value q = splitHeads(rewriter, loc, adaptor.getQ(), heads);
+    Value k = splitHeads(rewriter, loc, adaptor.getK(), heads);
+    Value v = splitHeads(rewriter, loc, adaptor.getV(), heads);
+    Value probs = buildAttentionProbs(rewriter, loc, q, k, op.getCausal());
+    Value out = contractKeys(rewriter, loc, probs, v);
+    rewriter.replaceOp(op, mergeHeads(rewriter, loc, out));
     return success();
   }
 };

@@ -7,6 +7,8 @@
 #ifndef TRELLIS_DIALECT_NN_IR_NN_H
 #define TRELLIS_DIALECT_NN_IR_NN_H
 
+#include "trellis/Dialect/AD/IR/ADInterfaces.h"
+
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"

@@ -1,0 +1,38 @@
+//===- ADInterfaces.td - Reverse-mode rules as an interface -*- tablegen -*-===//
+
+#ifndef TRELLIS_AD_INTERFACES
+#define TRELLIS_AD_INTERFACES
+
+include "mlir/IR/OpBase.td"
+
+def ReverseModeOpInterface : OpInterface<"ReverseModeOpInterface"> {
+  let cppNamespace = "::trellis::ad";
+  let description = [{
+    The reverse-mode rule of an op: given cotangents of its results, emit the
+    code that computes the cotangents of its operands (the vector-Jacobian
+    product). The differentiation pass calls it during the reverse sweep, with
+    the op's operands and results still available (the forward sweep keeps
+    them), so rules may use both.
+
+    A null entry of `resultCotangents` means "zero" (the result does not
+    reach the differentiated output). A rule sets an entry of
+    `operandCotangents` to null when that operand gets no cotangent (it is
+    an integer, a shape, or the contribution is zero). Ops with regions use
+    `ctx` to differentiate their bodies; cotangents of values captured by a
+    region flow through `ctx.accumulate`.
+  }];
+  let methods = [
+    InterfaceMethod<
+      /*desc=*/"Emits the vector-Jacobian product of this op at the "
+               "builder's insertion point.",
+      /*retTy=*/"::llvm::LogicalResult",
+      /*methodName=*/"buildReverse",
+      /*args=*/(ins "::mlir::OpBuilder &":$builder,
+                    "::trellis::ad::ReverseContext &":$ctx,
+                    "::mlir::ValueRange":$resultCotangents,
+                    "::llvm::SmallVectorImpl<::mlir::Value> &":$operandCotangents)
+    >
+  ];
+}
+
+#endif // TRELLIS_AD_INTERFACES

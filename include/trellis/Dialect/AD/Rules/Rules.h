@@ -1,0 +1,39 @@
+//===- Rules.h - Reverse-mode rules of upstream ops -------------*- C++ -*-===//
+//
+// External models of ReverseModeOpInterface for the upstream ops models use
+// (arith, math, tensor, linalg), and small type-generic helpers the rules
+// share: arith ops work elementwise on tensors as well as on scalars, so one
+// rule serves a scalar op in a linalg body and the same op on tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRELLIS_DIALECT_AD_RULES_RULES_H
+#define TRELLIS_DIALECT_AD_RULES_RULES_H
+
+#include "trellis/Dialect/AD/IR/ADInterfaces.h"
+
+namespace mlir {
+class DialectRegistry;
+} // namespace mlir
+
+namespace trellis::ad {
+
+/// Attaches the reverse-mode rules to arith, math, tensor and linalg ops.
+void registerUpstreamReverseModeModels(mlir::DialectRegistry &registry);
+
+namespace rules {
+mlir::Value add(mlir::OpBuilder &b, mlir::Value x, mlir::Value y);
+mlir::Value sub(mlir::OpBuilder &b, mlir::Value x, mlir::Value y);
+mlir::Value mul(mlir::OpBuilder &b, mlir::Value x, mlir::Value y);
+mlir::Value div(mlir::OpBuilder &b, mlir::Value x, mlir::Value y);
+mlir::Value neg(mlir::OpBuilder &b, mlir::Value x);
+/// A constant shaped like `like` (scalar or splat tensor).
+mlir::Value constant(mlir::OpBuilder &b, mlir::Value like, double value);
+/// `cond ? x : 0` and `cond ? 0 : x`, elementwise.
+mlir::Value keepWhere(mlir::OpBuilder &b, mlir::Value cond, mlir::Value x);
+mlir::Value dropWhere(mlir::OpBuilder &b, mlir::Value cond, mlir::Value x);
+} // namespace rules
+
+} // namespace trellis::ad
+
+#endif // TRELLIS_DIALECT_AD_RULES_RULES_H

@@ -1,0 +1,67 @@
+//===- Differentiator.h - The reverse-mode engine ---------------*- C++ -*-===//
+//
+// Builds derivative functions: the forward sweep (the function's body,
+// cloned) followed by the reverse sweep, which walks the ops backwards and
+// calls each op's ReverseModeOpInterface rule.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRELLIS_DIALECT_AD_TRANSFORMS_DIFFERENTIATOR_H
+#define TRELLIS_DIALECT_AD_TRANSFORMS_DIFFERENTIATOR_H
+
+#include "trellis/Dialect/AD/IR/ADInterfaces.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace trellis::ad {
+
+/// What a generated derivative function returns.
+enum class DerivativeKind {
+  /// (grads..., aux...) of the first result, a scalar loss.
+  Grad,
+  /// (loss, aux..., grads...).
+  ValueAndGrad,
+  /// Takes (primals..., cotangents...), returns (results..., cotangents...).
+  VJP,
+};
+
+/// Cotangent bookkeeping and the reverse sweep over a sequence of ops.
+class ReverseSweep : public ReverseContext {
+public:
+  void accumulate(mlir::Value value, mlir::Value cotangent) override;
+  llvm::FailureOr<llvm::SmallVector<mlir::Value>>
+  recomputeAndReverse(mlir::OpBuilder &builder, mlir::Block &body,
+                      mlir::ValueRange args, mlir::ValueRange yieldCotangents,
+                      llvm::SmallVectorImpl<mlir::Value> *yielded) override;
+
+  /// The accumulated cotangent of `value`, or null if it has none.
+  mlir::Value lookup(mlir::Value value) const {
+    return cotangents.lookup(value);
+  }
+
+  /// Adds `cotangent` to `value`'s, emitting any sum with `builder`.
+  void seed(mlir::OpBuilder &builder, mlir::Value value, mlir::Value cotangent);
+
+  /// Emits, at the builder's insertion point, the reverse sweep of `ops`
+  /// (which must be in program order).
+  llvm::LogicalResult reverse(mlir::OpBuilder &builder,
+                              llvm::ArrayRef<mlir::Operation *> ops);
+
+private:
+  llvm::DenseMap<mlir::Value, mlir::Value> cotangents;
+  mlir::OpBuilder *builder = nullptr;
+};
+
+/// Generates, next to `callee`, a private function computing the derivative
+/// `kind` of `callee` with respect to the arguments `argnums` (ignored for
+/// VJP). Calls in the body are inlined first. Fails with a diagnostic on IR
+/// it cannot differentiate.
+llvm::FailureOr<mlir::func::FuncOp>
+buildDerivativeFunction(mlir::func::FuncOp callee, DerivativeKind kind,
+                        llvm::ArrayRef<int64_t> argnums, bool hasAux,
+                        llvm::StringRef name);
+
+} // namespace trellis::ad
+
+#endif // TRELLIS_DIALECT_AD_TRANSFORMS_DIFFERENTIATOR_H

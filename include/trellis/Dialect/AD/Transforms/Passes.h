@@ -1,0 +1,19 @@
+//===- Passes.h - Passes of the ad dialect ----------------------*- C++ -*-===//
+
+#ifndef TRELLIS_DIALECT_AD_TRANSFORMS_PASSES_H
+#define TRELLIS_DIALECT_AD_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace trellis::ad {
+
+#define GEN_PASS_DECL
+#include "trellis/Dialect/AD/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "trellis/Dialect/AD/Transforms/Passes.h.inc"
+
+} // namespace trellis::ad
+
+#endif // TRELLIS_DIALECT_AD_TRANSFORMS_PASSES_H

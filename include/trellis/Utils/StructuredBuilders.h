@@ -1,0 +1,113 @@
+//===- StructuredBuilders.h - Building linalg code on tensors ---*- C++ -*-===//
+//
+// Small builders for destination-style tensor code, shared by the nn
+// lowering and the reverse-mode rules so both express layers the same way.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRELLIS_UTILS_STRUCTUREDBUILDERS_H
+#define TRELLIS_UTILS_STRUCTUREDBUILDERS_H
+
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace trellis::builders {
+
+/// Computes one scalar from the block arguments of a linalg.generic body.
+using ScalarFn = llvm::function_ref<mlir::Value(mlir::OpBuilder &,
+                                                mlir::Location, mlir::ValueRange)>;
+
+/// A float constant of scalar type `type`.
+mlir::Value floatConst(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
+                       double value);
+/// An i32 constant with the bits of `value`.
+mlir::Value i32Const(mlir::OpBuilder &b, mlir::Location loc, uint32_t value);
+/// A float constant of `type`: a scalar, or a splat for a tensor type.
+mlir::Value constantLike(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Type type, double value);
+/// Zeros of `type` (a filled tensor, or a scalar constant).
+mlir::Value zerosLike(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type);
+
+/// A tensor of `shape` filled with `value`.
+mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc,
+                         llvm::ArrayRef<int64_t> shape, mlir::Type elementType,
+                         double value);
+
+/// (d0, ..., d{rank-1}) -> (d{i} for i in `dims`).
+mlir::AffineMap selectDims(mlir::MLIRContext *ctx, unsigned rank,
+                           llvm::ArrayRef<unsigned> dims);
+mlir::AffineMap identity(mlir::MLIRContext *ctx, unsigned rank);
+/// Drops the last loop: the map of a per-row value in a row-wise loop nest.
+mlir::AffineMap dropLast(mlir::MLIRContext *ctx, unsigned rank);
+/// Keeps only the last loop: the map of a per-column parameter vector.
+mlir::AffineMap lastOnly(mlir::MLIRContext *ctx, unsigned rank);
+
+/// A linalg.generic writing into `init` through `initMap`; the body gets the
+/// input elements followed by the current output element.
+mlir::Value buildGeneric(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::ValueRange inputs,
+                         llvm::ArrayRef<mlir::AffineMap> inputMaps,
+                         mlir::Value init, mlir::AffineMap initMap,
+                         llvm::ArrayRef<mlir::utils::IteratorType> iterators,
+                         ScalarFn body);
+/// An elementwise generic producing `type`; inputs are read through `maps`
+/// (identity for same-shaped operands, projections for broadcasts).
+mlir::Value buildMap(mlir::OpBuilder &b, mlir::Location loc,
+                     mlir::RankedTensorType type, mlir::ValueRange inputs,
+                     llvm::ArrayRef<mlir::AffineMap> maps, ScalarFn body);
+/// Reduces the last dimension of a loop nest shaped like `type`, starting
+/// from `init`; `combine` gets the input elements and the accumulator.
+mlir::Value buildRowReduce(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::RankedTensorType type, mlir::ValueRange inputs,
+                           llvm::ArrayRef<mlir::AffineMap> maps, double init,
+                           ScalarFn combine);
+/// Row maximum and Σ exp(x − max) over the last dimension of `x`.
+std::pair<mlir::Value, mlir::Value>
+buildStableExpSum(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
+/// softmax (or log-softmax) over the last dimension of `x`.
+mlir::Value buildSoftmax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                         bool log);
+/// Sums all elements of `x` into a 0-d tensor and multiplies by `scale`.
+mlir::Value buildScaledTotal(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value x, double scale);
+/// Reassociation that merges all dimensions but the last: `...xK` -> `MxK`.
+llvm::SmallVector<mlir::ReassociationIndices> mergeLeading(unsigned rank);
+
+/// `x : ...xK` as an `MxK` matrix (leading dims merged, a unit row added
+/// for rank 1), and back to `type`.
+mlir::Value toMatrix(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
+mlir::Value fromMatrix(mlir::OpBuilder &b, mlir::Location loc, mlir::Value m,
+                       mlir::RankedTensorType type);
+/// The transpose of a matrix (linalg.transpose).
+mlir::Value transpose2D(mlir::OpBuilder &b, mlir::Location loc, mlir::Value m);
+/// a·b for matrices (linalg.matmul into zeros).
+mlir::Value matmul(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lhs,
+                   mlir::Value rhs);
+/// Sums an `MxN` matrix over its rows: the `N` column totals.
+mlir::Value sumRows(mlir::OpBuilder &b, mlir::Location loc, mlir::Value m);
+
+/// Multi-head attention in pieces (shared by the lowering and the VJP).
+/// Heads are split as `BxLxD -> BxLxHxDh` and merged back.
+mlir::Value splitHeads(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                       int64_t heads);
+mlir::Value mergeHeads(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
+/// softmax(q·kᵀ/√Dh) per head, future keys masked when `causal`:
+/// `BxLqxHxDh, BxLkxHxDh -> BxHxLqxLk`.
+mlir::Value buildAttentionProbs(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::Value q, mlir::Value k, bool causal);
+/// out[b,i,h,e] = Σ_j p[b,h,i,j]·v[b,j,h,e].
+mlir::Value contractKeys(mlir::OpBuilder &b, mlir::Location loc, mlir::Value p,
+                         mlir::Value v);
+/// dp[b,h,i,j] = Σ_e x[b,i,h,e]·y[b,j,h,e] (scores, or dO·Vᵀ).
+mlir::Value contractFeatures(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value x, mlir::Value y);
+/// dx[b,j,h,e] = Σ_i p[b,h,i,j]·y[b,i,h,e] (Pᵀ·dO, or dSᵀ·Q).
+mlir::Value contractQueries(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value p, mlir::Value y);
+
+} // namespace trellis::builders
+
+#endif // TRELLIS_UTILS_STRUCTUREDBUILDERS_H

@@ -1,0 +1,273 @@
+//===- Differentiator.cpp - The reverse-mode engine -----------------------===//
+//
+// A derivative function is the callee's body (the forward sweep, which keeps
+// every value) followed by the reverse sweep: ops are visited in reverse
+// program order, and each op whose results carry a cotangent asks its
+// ReverseModeOpInterface rule for the cotangents of its operands. Fan-out is
+// handled by accumulation: a value's cotangent is the sum of what each use
+// contributed, complete by the time its defining op is visited.
+//
+//===----------------------------------------------------------------------===//
+
+#include "trellis/Dialect/AD/Transforms/Differentiator.h"
+
+#include "trellis/Utils/StructuredBuilders.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Transforms/InliningUtils.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/ScopeExit.h"
+
+using namespace mlir;
+using namespace trellis;
+using namespace trellis::ad;
+
+/// Values of float element type carry cotangents; integers and indices do not.
+static bool isDifferentiable(Value v) {
+  return isa<FloatType>(getElementTypeOrSelf(v.getType()));
+}
+
+//===----------------------------------------------------------------------===//
+// ReverseSweep
+//===----------------------------------------------------------------------===//
+
+void ReverseSweep::accumulate(Value value, Value cotangent) {
+  if (!cotangent || !isDifferentiable(value))
+    return;
+  auto [it, inserted] = cotangents.try_emplace(value, cotangent);
+  if (inserted)
+    return;
+  assert(builder && "accumulating outside a reverse sweep");
+  it->second = arith::AddFOp::create(*builder, cotangent.getLoc(), it->second,
+                                     cotangent);
+}
+
+void ReverseSweep::seed(OpBuilder &b, Value value, Value cotangent) {
+  OpBuilder *saved = builder;
+  builder = &b;
+  accumulate(value, cotangent);
+  builder = saved;
+}
+
+LogicalResult ReverseSweep::reverse(OpBuilder &b, ArrayRef<Operation *> ops) {
+  OpBuilder *saved = builder;
+  builder = &b;
+  auto restore = llvm::make_scope_exit([&] { builder = saved; });
+  for (Operation *op : llvm::reverse(ops)) {
+    SmallVector<Value> resultCotangents;
+    bool reached = false;
+    for (Value result : op->getResults()) {
+      resultCotangents.push_back(lookup(result));
+      reached |= resultCotangents.back() != nullptr;
+    }
+    if (!reached)
+      continue;
+    auto rule = dyn_cast<ReverseModeOpInterface>(op);
+    if (!rule)
+      return op->emitOpError("cannot be differentiated: it has no "
+                             "reverse-mode rule");
+    SmallVector<Value> operandCotangents;
+    if (failed(rule.buildReverse(b, *this, resultCotangents,
+                                 operandCotangents)))
+      return failure();
+    if (operandCotangents.size() != op->getNumOperands())
+      return op->emitOpError("reverse-mode rule returned ")
+             << operandCotangents.size() << " cotangent(s) for "
+             << op->getNumOperands() << " operand(s)";
+    for (auto [operand, cotangent] :
+         llvm::zip(op->getOperands(), operandCotangents)) {
+      if (cotangent && cotangent.getType() != operand.getType())
+        return op->emitOpError("reverse-mode rule returned a cotangent of "
+                               "type ")
+               << cotangent.getType() << " for an operand of type "
+               << operand.getType();
+      accumulate(operand, cotangent);
+    }
+  }
+  return success();
+}
+
+FailureOr<SmallVector<Value>> ReverseSweep::recomputeAndReverse(
+    OpBuilder &b, Block &body, ValueRange args, ValueRange yieldCotangents,
+    SmallVectorImpl<Value> *yielded) {
+  IRMapping mapping;
+  mapping.map(body.getArguments(), args);
+  SmallVector<Operation *> clones;
+  for (Operation &op : body.without_terminator())
+    clones.push_back(b.clone(op, mapping));
+
+  // Set aside what the arguments already carry, so that what is left after
+  // the sweep is this body's contribution alone.
+  llvm::SmallDenseMap<Value, Value> stashed;
+  for (Value arg : args)
+    if (!stashed.count(arg))
+      stashed[arg] = cotangents.lookup(arg), cotangents.erase(arg);
+
+  Operation *terminator = body.getTerminator();
+  for (auto [value, cotangent] :
+       llvm::zip(terminator->getOperands(), yieldCotangents)) {
+    Value recomputed = mapping.lookupOrDefault(value);
+    if (yielded)
+      yielded->push_back(recomputed);
+    seed(b, recomputed, cotangent);
+  }
+  if (failed(reverse(b, clones)))
+    return failure();
+
+  SmallVector<Value> argCotangents;
+  llvm::SmallDenseSet<Value> taken;
+  for (Value arg : args)
+    argCotangents.push_back(taken.insert(arg).second ? lookup(arg) : Value());
+  for (auto [arg, cotangent] : stashed) {
+    cotangents.erase(arg);
+    if (cotangent)
+      cotangents[arg] = cotangent;
+  }
+  return argCotangents;
+}
+
+//===----------------------------------------------------------------------===//
+// Derivative functions
+//===----------------------------------------------------------------------===//
+
+/// Inlines every call in `fn` whose callee has a body, so the reverse sweep
+/// sees straight-line code and nothing is recomputed.
+static LogicalResult inlineCalls(func::FuncOp fn) {
+  InlinerInterface interface(fn.getContext());
+  auto cloneCallback = [](OpBuilder &, Region *src, Block *inlineBlock,
+                          Block *postInsertBlock, IRMapping &mapper,
+                          bool shouldClone) {
+    Region *insertRegion = inlineBlock->getParent();
+    if (shouldClone)
+      src->cloneInto(insertRegion, postInsertBlock->getIterator(), mapper);
+    else
+      insertRegion->getBlocks().splice(postInsertBlock->getIterator(),
+                                       src->getBlocks(), src->begin(),
+                                       src->end());
+  };
+  // A bound on nesting turns recursion into an error instead of a hang.
+  for (unsigned depth = 0; depth < 64; ++depth) {
+    SmallVector<CallOpInterface> calls;
+    fn.walk([&](CallOpInterface call) { calls.push_back(call); });
+    bool inlined = false;
+    for (CallOpInterface call : calls) {
+      auto callee =
+          dyn_cast_or_null<CallableOpInterface>(call.resolveCallable());
+      if (!callee || !callee.getCallableRegion() ||
+          callee.getCallableRegion()->empty())
+        continue;
+      if (failed(inlineCall(interface, cloneCallback, call, callee,
+                            callee.getCallableRegion())))
+        return call->emitOpError("could not be inlined for differentiation");
+      call->erase();
+      inlined = true;
+    }
+    if (!inlined)
+      return success();
+  }
+  return fn.emitOpError("has calls nested more than 64 deep (recursion?); "
+                        "cannot differentiate");
+}
+
+FailureOr<func::FuncOp>
+trellis::ad::buildDerivativeFunction(func::FuncOp callee, DerivativeKind kind,
+                                     ArrayRef<int64_t> argnums, bool hasAux,
+                                     StringRef name) {
+  Location loc = callee.getLoc();
+  FunctionType calleeType = callee.getFunctionType();
+  ArrayRef<Type> inputs = calleeType.getInputs(),
+                 outputs = calleeType.getResults();
+
+  SmallVector<Type> argTypes(inputs), resultTypes;
+  SmallVector<Type> gradTypes;
+  for (int64_t i : argnums)
+    gradTypes.push_back(inputs[i]);
+  switch (kind) {
+  case DerivativeKind::Grad:
+    llvm::append_range(resultTypes, gradTypes);
+    llvm::append_range(resultTypes, outputs.drop_front());
+    break;
+  case DerivativeKind::ValueAndGrad:
+    llvm::append_range(resultTypes, outputs);
+    llvm::append_range(resultTypes, gradTypes);
+    break;
+  case DerivativeKind::VJP:
+    llvm::append_range(argTypes, outputs);
+    llvm::append_range(resultTypes, outputs);
+    llvm::append_range(resultTypes, inputs);
+    break;
+  }
+
+  OpBuilder b(callee);
+  b.setInsertionPointAfter(callee);
+  auto fn = func::FuncOp::create(
+      b, loc, name, FunctionType::get(callee.getContext(), argTypes,
+                                      resultTypes));
+  fn.setPrivate();
+  auto fail = [&]() -> FailureOr<func::FuncOp> {
+    fn.erase();
+    return failure();
+  };
+
+  IRMapping mapping;
+  callee.getBody().cloneInto(&fn.getBody(), mapping);
+  if (!fn.getBody().hasOneBlock()) {
+    callee.emitOpError("has more than one block; only structured control "
+                       "flow can be differentiated");
+    return fail();
+  }
+  Block &entry = fn.getBody().front();
+  SmallVector<Location> cotangentLocs(outputs.size(), loc);
+  if (kind == DerivativeKind::VJP)
+    entry.addArguments(outputs, cotangentLocs);
+  if (failed(inlineCalls(fn)))
+    return fail();
+
+  auto ret = cast<func::ReturnOp>(entry.getTerminator());
+  SmallVector<Operation *> forward;
+  for (Operation &op : entry.without_terminator())
+    forward.push_back(&op);
+
+  OpBuilder rb(ret);
+  ReverseSweep sweep;
+  if (kind == DerivativeKind::VJP) {
+    for (auto [i, result] : llvm::enumerate(ret.getOperands()))
+      sweep.seed(rb, result, entry.getArgument(inputs.size() + i));
+  } else {
+    Value loss = ret.getOperand(0);
+    sweep.seed(rb, loss, builders::constantLike(rb, loc, loss.getType(), 1.0));
+  }
+  if (failed(sweep.reverse(rb, forward)))
+    return fail();
+
+  auto cotangentOf = [&](unsigned argIndex) -> Value {
+    Value arg = entry.getArgument(argIndex);
+    if (Value c = sweep.lookup(arg))
+      return c;
+    return builders::zerosLike(rb, loc, arg.getType());
+  };
+  SmallVector<Value> results;
+  switch (kind) {
+  case DerivativeKind::Grad:
+    for (int64_t i : argnums)
+      results.push_back(cotangentOf(i));
+    llvm::append_range(results, ret.getOperands().drop_front());
+    break;
+  case DerivativeKind::ValueAndGrad:
+    llvm::append_range(results, ret.getOperands());
+    for (int64_t i : argnums)
+      results.push_back(cotangentOf(i));
+    break;
+  case DerivativeKind::VJP:
+    llvm::append_range(results, ret.getOperands());
+    for (unsigned i = 0; i < inputs.size(); ++i)
+      results.push_back(cotangentOf(i));
+    break;
+  }
+  (void)hasAux; // aux results are the callee's results after the loss.
+  func::ReturnOp::create(rb, loc, results);
+  ret.erase();
+  return fn;
+}

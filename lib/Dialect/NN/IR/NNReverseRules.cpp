@@ -1,0 +1,439 @@
+//===- NNReverseRules.cpp - Reverse-mode rules of the nn layers -----------===//
+//
+// Hand-written vector-Jacobian products: cheaper than differentiating the
+// layers' lowered form (softmax's VJP uses its output, layer_norm's the
+// closed form) and built from the same structured pieces as the lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#include "trellis/Dialect/NN/IR/NN.h"
+#include "trellis/Utils/StructuredBuilders.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace trellis;
+using namespace trellis::ad;
+using namespace trellis::builders;
+using namespace trellis::nn;
+
+namespace {
+using ValueVec = SmallVectorImpl<Value>;
+
+Value addF(OpBuilder &b, Location l, Value x, Value y) {
+  return arith::AddFOp::create(b, l, x, y);
+}
+Value subF(OpBuilder &b, Location l, Value x, Value y) {
+  return arith::SubFOp::create(b, l, x, y);
+}
+Value mulF(OpBuilder &b, Location l, Value x, Value y) {
+  return arith::MulFOp::create(b, l, x, y);
+}
+Value cst(OpBuilder &b, Location l, Value like, double v) {
+  return floatConst(b, l, like.getType(), v);
+}
+
+/// A map over `type` of operands all shaped like it.
+Value mapSame(OpBuilder &b, Location loc, Value like, ValueRange inputs,
+              ScalarFn body) {
+  auto type = cast<RankedTensorType>(like.getType());
+  SmallVector<AffineMap> maps(inputs.size(),
+                              identity(b.getContext(), type.getRank()));
+  return buildMap(b, loc, type, inputs, maps, body);
+}
+
+/// Row sums (over the last dim) of the product of same-shaped tensors.
+Value rowSumOfProduct(OpBuilder &b, Location loc, ValueRange factors) {
+  auto type = cast<RankedTensorType>(factors.front().getType());
+  SmallVector<AffineMap> maps(factors.size(),
+                              identity(b.getContext(), type.getRank()));
+  return buildRowReduce(b, loc, type, factors, maps, 0.0,
+                        [&](OpBuilder &nb, Location nl, ValueRange a) {
+                          Value p = a[0];
+                          for (Value f : a.drop_front().drop_back())
+                            p = mulF(nb, nl, p, f);
+                          return addF(nb, nl, p, a.back());
+                        });
+}
+
+/// Adds two optional cotangents.
+Value sumOpt(OpBuilder &b, Location loc, Value x, Value y) {
+  if (!x)
+    return y;
+  if (!y)
+    return x;
+  return addF(b, loc, x, y);
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Dense layers and activations
+//===----------------------------------------------------------------------===//
+
+LogicalResult DenseOp::buildReverse(OpBuilder &b, ReverseContext &,
+                                    ValueRange dres, ValueVec &d) {
+  Location loc = getLoc();
+  Value x2 = toMatrix(b, loc, getX()), dy2 = toMatrix(b, loc, dres[0]);
+  Value dx2 = matmul(b, loc, dy2, transpose2D(b, loc, getW()));
+  d.assign({fromMatrix(b, loc, dx2, getX().getType()),
+       matmul(b, loc, transpose2D(b, loc, x2), dy2), sumRows(b, loc, dy2)});
+  return success();
+}
+
+LogicalResult ReluOp::buildReverse(OpBuilder &b, ReverseContext &,
+                                   ValueRange dres, ValueVec &d) {
+  d.assign({mapSame(b, getLoc(), getX(), {getX(), dres[0]},
+               [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                 Value pos = arith::CmpFOp::create(
+                     nb, l, arith::CmpFPredicate::OGT, a[0], cst(nb, l, a[0], 0));
+                 return arith::SelectOp::create(nb, l, pos, a[1],
+                                                cst(nb, l, a[1], 0));
+               })});
+  return success();
+}
+
+LogicalResult TanhOp::buildReverse(OpBuilder &b, ReverseContext &,
+                                   ValueRange dres, ValueVec &d) {
+  d.assign({mapSame(b, getLoc(), getX(), {getResult(), dres[0]},
+               [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                 Value y2 = mulF(nb, l, a[0], a[0]);
+                 return mulF(nb, l, a[1], subF(nb, l, cst(nb, l, y2, 1), y2));
+               })});
+  return success();
+}
+
+LogicalResult GeluOp::buildReverse(OpBuilder &b, ReverseContext &,
+                                   ValueRange dres, ValueVec &d) {
+  bool approximate = getApproximate();
+  d.assign({mapSame(
+      b, getLoc(), getX(), {getX(), dres[0]},
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value x = a[0], one = cst(nb, l, x, 1), half = cst(nb, l, x, 0.5);
+        Value slope;
+        if (approximate) {
+          // t = tanh(c·(x + k·x³)); d = ½(1+t) + ½x(1−t²)·c·(1 + 3k·x²)
+          const double c = std::sqrt(2.0 / M_PI), k = 0.044715;
+          Value x2 = mulF(nb, l, x, x);
+          Value inner = mulF(nb, l, cst(nb, l, x, c),
+                             addF(nb, l, x, mulF(nb, l, cst(nb, l, x, k),
+                                                 mulF(nb, l, x2, x))));
+          Value t = math::TanhOp::create(nb, l, inner);
+          Value dInner = mulF(nb, l, cst(nb, l, x, c),
+                              addF(nb, l, one,
+                                   mulF(nb, l, cst(nb, l, x, 3 * k), x2)));
+          Value sech2 = subF(nb, l, one, mulF(nb, l, t, t));
+          slope = addF(nb, l, mulF(nb, l, half, addF(nb, l, one, t)),
+                       mulF(nb, l, mulF(nb, l, half, x),
+                            mulF(nb, l, sech2, dInner)));
+        } else {
+          // Φ(x) + x·φ(x)
+          Value cdf = mulF(
+              nb, l, half,
+              addF(nb, l, one,
+                   math::ErfOp::create(nb, l,
+                                       mulF(nb, l, x, cst(nb, l, x, M_SQRT1_2)))));
+          Value pdf = mulF(
+              nb, l, cst(nb, l, x, 1.0 / std::sqrt(2.0 * M_PI)),
+              math::ExpOp::create(nb, l,
+                                  mulF(nb, l, cst(nb, l, x, -0.5),
+                                       mulF(nb, l, x, x))));
+          slope = addF(nb, l, cdf, mulF(nb, l, x, pdf));
+        }
+        return mulF(nb, l, a[1], slope);
+      })});
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisation, softmax and losses
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxOp::buildReverse(OpBuilder &b, ReverseContext &,
+                                      ValueRange dres, ValueVec &d) {
+  // dx = y ⊙ (dy − Σ dy ⊙ y)
+  Location loc = getLoc();
+  Value y = getResult(), dy = dres[0];
+  auto type = getType();
+  MLIRContext *ctx = b.getContext();
+  unsigned rank = type.getRank();
+  Value s = rowSumOfProduct(b, loc, {dy, y});
+  d.assign({buildMap(b, loc, type, {y, dy, s},
+                {identity(ctx, rank), identity(ctx, rank), dropLast(ctx, rank)},
+                [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                  return mulF(nb, l, a[0], subF(nb, l, a[1], a[2]));
+                })});
+  return success();
+}
+
+LogicalResult LogSoftmaxOp::buildReverse(OpBuilder &b, ReverseContext &,
+                                         ValueRange dres, ValueVec &d) {
+  // dx = dy − exp(y) · Σ dy
+  Location loc = getLoc();
+  Value y = getResult(), dy = dres[0];
+  auto type = getType();
+  MLIRContext *ctx = b.getContext();
+  unsigned rank = type.getRank();
+  Value s = rowSumOfProduct(b, loc, {dy});
+  d.assign({buildMap(b, loc, type, {y, dy, s},
+                {identity(ctx, rank), identity(ctx, rank), dropLast(ctx, rank)},
+                [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                  Value p = math::ExpOp::create(nb, l, a[0]);
+                  return subF(nb, l, a[1], mulF(nb, l, p, a[2]));
+                })});
+  return success();
+}
+
+LogicalResult LayerNormOp::buildReverse(OpBuilder &b, ReverseContext &,
+                                        ValueRange dres, ValueVec &d) {
+  Location loc = getLoc();
+  MLIRContext *ctx = b.getContext();
+  auto type = getX().getType();
+  unsigned rank = type.getRank();
+  double invD = 1.0 / static_cast<double>(type.getShape().back());
+  double eps = getEpsilon().convertToDouble();
+  Value x = getX(), dy = dres[0], scale = getScale();
+  AffineMap id = identity(ctx, rank), row = dropLast(ctx, rank),
+            col = lastOnly(ctx, rank);
+
+  // Per-row mean and 1/σ, recomputed as the forward computed them.
+  Value sum = rowSumOfProduct(b, loc, {x});
+  Value sqDev = buildRowReduce(
+      b, loc, type, {x, sum}, {id, row}, 0.0,
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value dev = subF(nb, l, a[0], mulF(nb, l, a[1], cst(nb, l, a[1], invD)));
+        return addF(nb, l, mulF(nb, l, dev, dev), a[2]);
+      });
+  auto rowType = RankedTensorType::get(type.getShape().drop_back(),
+                                       type.getElementType());
+  AffineMap rowId = identity(ctx, rank - 1);
+  Value mean = buildMap(b, loc, rowType, sum, rowId,
+                        [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                          return mulF(nb, l, a[0], cst(nb, l, a[0], invD));
+                        });
+  Value rstd = buildMap(
+      b, loc, rowType, sqDev, rowId,
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value var = mulF(nb, l, a[0], cst(nb, l, a[0], invD));
+        Value sd = math::SqrtOp::create(nb, l,
+                                        addF(nb, l, var, cst(nb, l, var, eps)));
+        return arith::DivFOp::create(nb, l, cst(nb, l, sd, 1.0), sd);
+      });
+  // xhat = (x − mean)·rstd; g = dy·scale.
+  Value xhat = buildMap(b, loc, type, {x, mean, rstd}, {id, row, row},
+                        [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                          return mulF(nb, l, subF(nb, l, a[0], a[1]), a[2]);
+                        });
+  Value gSum = buildRowReduce(b, loc, type, {dy, scale}, {id, col}, 0.0,
+                              [](OpBuilder &nb, Location l, ValueRange a) {
+                                return addF(nb, l, mulF(nb, l, a[0], a[1]), a[2]);
+                              });
+  Value gxSum = buildRowReduce(
+      b, loc, type, {dy, scale, xhat}, {id, col, id}, 0.0,
+      [](OpBuilder &nb, Location l, ValueRange a) {
+        return addF(nb, l, mulF(nb, l, mulF(nb, l, a[0], a[1]), a[2]), a[3]);
+      });
+  // dx = rstd·(g − mean(g) − xhat·mean(g·xhat))
+  Value dx = buildMap(
+      b, loc, type, {dy, scale, xhat, rstd, gSum, gxSum},
+      {id, col, id, row, row, row},
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value invDC = cst(nb, l, a[0], invD);
+        Value g = mulF(nb, l, a[0], a[1]);
+        Value centered = subF(nb, l, g, mulF(nb, l, a[4], invDC));
+        Value proj = mulF(nb, l, a[2], mulF(nb, l, a[5], invDC));
+        return mulF(nb, l, a[3], subF(nb, l, centered, proj));
+      });
+  Value dyXhat = mapSame(b, loc, x, {dy, xhat},
+                         [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                           return mulF(nb, l, a[0], a[1]);
+                         });
+  d.assign({dx, sumRows(b, loc, toMatrix(b, loc, dyXhat)),
+       sumRows(b, loc, toMatrix(b, loc, dy))});
+  return success();
+}
+
+LogicalResult CrossEntropyOp::buildReverse(OpBuilder &b, ReverseContext &,
+                                           ValueRange dres, ValueVec &d) {
+  // dlogits = (softmax(logits) − onehot(labels)) · dloss / B
+  Location loc = getLoc();
+  MLIRContext *ctx = b.getContext();
+  Value logits = getLogits();
+  auto type = getLogits().getType();
+  auto [max, sum] = buildStableExpSum(b, loc, logits);
+  double invB = 1.0 / static_cast<double>(type.getDimSize(0));
+  Value dl = buildMap(
+      b, loc, type, {logits, max, sum, getLabels(), dres[0]},
+      {identity(ctx, 2), dropLast(ctx, 2), dropLast(ctx, 2), dropLast(ctx, 2),
+       AffineMap::get(2, 0, {}, ctx)},
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value p = arith::DivFOp::create(
+            nb, l, math::ExpOp::create(nb, l, subF(nb, l, a[0], a[1])), a[2]);
+        Value c = arith::IndexCastOp::create(nb, l, nb.getI32Type(),
+                                             linalg::IndexOp::create(nb, l, 1));
+        Value hit =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, c, a[3]);
+        Value onehot = arith::SelectOp::create(nb, l, hit, cst(nb, l, p, 1),
+                                               cst(nb, l, p, 0));
+        Value scale = mulF(nb, l, a[4], cst(nb, l, p, invB));
+        return mulF(nb, l, subF(nb, l, p, onehot), scale);
+      });
+  d.assign({dl, Value()});
+  return success();
+}
+
+LogicalResult MeanOp::buildReverse(OpBuilder &b, ReverseContext &,
+                                   ValueRange dres, ValueVec &d) {
+  auto type = getX().getType();
+  double invN = 1.0 / static_cast<double>(type.getNumElements());
+  d.assign({buildMap(b, getLoc(), type, dres[0],
+                AffineMap::get(type.getRank(), 0, {}, b.getContext()),
+                [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                  return mulF(nb, l, a[0], cst(nb, l, a[0], invN));
+                })});
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Embedding, attention, dropout
+//===----------------------------------------------------------------------===//
+
+LogicalResult EmbeddingOp::buildReverse(OpBuilder &b, ReverseContext &,
+                                        ValueRange dres, ValueVec &d) {
+  // Scatter-add each position's cotangent row into its (clamped) table row.
+  Location loc = getLoc();
+  auto tableType = getTable().getType();
+  int64_t rows = tableType.getDimSize(0), width = tableType.getDimSize(1);
+  auto idsType = getIds().getType();
+  int64_t positions = idsType.getNumElements();
+  auto flatIdsType = RankedTensorType::get({positions}, b.getI32Type());
+  Value ids = getIds();
+  if (idsType.getRank() == 0)
+    ids = tensor::ExpandShapeOp::create(b, loc, flatIdsType, ids,
+                                        ArrayRef<ReassociationIndices>{});
+  else if (idsType.getRank() > 1) {
+    ReassociationIndices all;
+    for (int64_t i = 0; i < idsType.getRank(); ++i)
+      all.push_back(i);
+    ids = tensor::CollapseShapeOp::create(b, loc, flatIdsType, ids, {all});
+  }
+  Value dy2 = toMatrix(b, loc, dres[0]);
+  Value zeros = zerosLike(b, loc, tableType);
+  Value lb = arith::ConstantIndexOp::create(b, loc, 0);
+  Value ub = arith::ConstantIndexOp::create(b, loc, positions);
+  Value step = arith::ConstantIndexOp::create(b, loc, 1);
+  auto rowType = RankedTensorType::get({1, width}, tableType.getElementType());
+  auto loop = scf::ForOp::create(
+      b, loc, lb, ub, step, ValueRange{zeros},
+      [&](OpBuilder &nb, Location l, Value p, ValueRange iter) {
+        Value id = tensor::ExtractOp::create(nb, l, ids, ValueRange{p});
+        Value lo = arith::ConstantIntOp::create(nb, l, nb.getI32Type(), 0);
+        Value hi = arith::ConstantIntOp::create(nb, l, nb.getI32Type(), rows - 1);
+        id = arith::MinSIOp::create(nb, l, arith::MaxSIOp::create(nb, l, id, lo),
+                                    hi);
+        Value r = arith::IndexCastOp::create(nb, l, nb.getIndexType(), id);
+        SmallVector<OpFoldResult> sizes{nb.getIndexAttr(1),
+                                        nb.getIndexAttr(width)};
+        SmallVector<OpFoldResult> strides{nb.getIndexAttr(1), nb.getIndexAttr(1)};
+        Value dyRow = tensor::ExtractSliceOp::create(
+            nb, l, rowType, dy2, ArrayRef<OpFoldResult>{p, nb.getIndexAttr(0)},
+            sizes, strides);
+        SmallVector<OpFoldResult> at{r, nb.getIndexAttr(0)};
+        Value cur = tensor::ExtractSliceOp::create(nb, l, rowType, iter[0], at,
+                                                   sizes, strides);
+        Value upd = addF(nb, l, cur, dyRow);
+        Value next = tensor::InsertSliceOp::create(nb, l, upd, iter[0], at,
+                                                   sizes, strides);
+        scf::YieldOp::create(nb, l, next);
+      });
+  d.assign({Value(), loop.getResult(0)});
+  return success();
+}
+
+LogicalResult AttentionOp::buildReverse(OpBuilder &b, ReverseContext &,
+                                        ValueRange dres, ValueVec &d) {
+  // Recompute the probabilities P, then
+  //   dV = Pᵀ·dO, dP = dO·Vᵀ, dS = P ⊙ (dP − Σ_j dP ⊙ P) / √Dh,
+  //   dQ = dS·K, dK = dSᵀ·Q   (per batch and head).
+  Location loc = getLoc();
+  MLIRContext *ctx = b.getContext();
+  int64_t heads = getNumHeads();
+  Value q = splitHeads(b, loc, getQ(), heads);
+  Value k = splitHeads(b, loc, getK(), heads);
+  Value v = splitHeads(b, loc, getV(), heads);
+  Value dO = splitHeads(b, loc, dres[0], heads);
+  Value p = buildAttentionProbs(b, loc, q, k, getCausal());
+  Value dV = contractQueries(b, loc, p, dO);
+  Value dP = contractFeatures(b, loc, dO, v);
+  Value rowDot = rowSumOfProduct(b, loc, {dP, p});
+  double scale = 1.0 / std::sqrt(static_cast<double>(
+                           cast<RankedTensorType>(q.getType()).getDimSize(3)));
+  auto pType = cast<RankedTensorType>(p.getType());
+  Value dS = buildMap(
+      b, loc, pType, {p, dP, rowDot},
+      {identity(ctx, 4), identity(ctx, 4), dropLast(ctx, 4)},
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value g = mulF(nb, l, a[0], subF(nb, l, a[1], a[2]));
+        return mulF(nb, l, g, cst(nb, l, g, scale));
+      });
+  Value dQ = contractKeys(b, loc, dS, k);
+  Value dK = contractQueries(b, loc, dS, q);
+  d.assign({mergeHeads(b, loc, dQ), mergeHeads(b, loc, dK), mergeHeads(b, loc, dV)});
+  return success();
+}
+
+LogicalResult DropoutOp::buildReverse(OpBuilder &b, ReverseContext &,
+                                      ValueRange dres, ValueVec &d) {
+  // Dropout is linear in x with the same mask: dx = dropout(dy, key).
+  d.assign({DropoutOp::create(b, getLoc(), dres[0].getType(), dres[0], getKey(),
+                         getRateAttr()),
+       Value()});
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reversible layers
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReversibleSwapOp::buildReverse(OpBuilder &, ReverseContext &,
+                                             ValueRange dres, ValueVec &d) {
+  d.assign({dres[1], dres[0]});
+  return success();
+}
+
+LogicalResult ReversibleHalfResidualOp::buildReverse(OpBuilder &b,
+                                                     ReverseContext &ctx,
+                                                     ValueRange dres,
+                                                     ValueVec &d) {
+  // acc' = acc + F(ctx): dacc = dacc'; dctx = dctx' + J_Fᵀ·dacc'.
+  d.assign(getNumOperands(), Value());
+  d[0] = dres[0];
+  SmallVector<Value> bodyCotangents(getCtx().size(), Value());
+  if (dres[0]) {
+    FailureOr<SmallVector<Value>> fromBody =
+        ctx.recomputeAndReverse(b, getBody().front(), getCtx(), dres[0]);
+    if (failed(fromBody))
+      return failure();
+    bodyCotangents = *fromBody;
+  }
+  for (unsigned i = 0; i < getCtx().size(); ++i)
+    d[1 + i] = sumOpt(b, getLoc(), dres[1 + i], bodyCotangents[i]);
+  return success();
+}
+
+LogicalResult ReversibleSerialOp::buildReverse(OpBuilder &b,
+                                               ReverseContext &ctx,
+                                               ValueRange dres, ValueVec &d) {
+  FailureOr<SmallVector<Value>> cotangents =
+      ctx.recomputeAndReverse(b, getBody().front(), getInputs(), dres);
+  if (failed(cotangents))
+    return failure();
+  d.assign(cotangents->begin(), cotangents->end());
+  return success();
+}

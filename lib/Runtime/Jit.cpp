@@ -1,0 +1,205 @@
+//===- Jit.cpp - Lower, JIT-compile and call an entry function ------------===//
+
+#include "trellis/Runtime/Jit.h"
+
+#include "PackedCall.h"
+#include "RuntimeError.h"
+#include "trellis/InitAll.h"
+#include "trellis/Pipelines/Pipelines.h"
+#include "trellis/Runtime/AllocHooks.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <chrono>
+
+using namespace trellis::runtime;
+
+/// Returns the first operation the lowering left outside the LLVM dialect.
+static mlir::Operation *findUnconvertedOp(mlir::ModuleOp module) {
+  mlir::Operation *found = nullptr;
+  module.walk([&](mlir::Operation *op) {
+    if (op == module.getOperation() || llvm::isa<mlir::LLVM::LLVMDialect>(
+                                           op->getDialect()))
+      return mlir::WalkResult::advance();
+    found = op;
+    return mlir::WalkResult::interrupt();
+  });
+  return found;
+}
+
+/// Returns true if the lowered module calls into MPI.
+static bool usesMpi(mlir::ModuleOp module) {
+  for (auto func : module.getOps<mlir::LLVM::LLVMFuncOp>())
+    if (func.isExternal() && func.getSymName().starts_with("MPI_"))
+      return true;
+  for (auto global : module.getOps<mlir::LLVM::GlobalOp>())
+    if (global.getSymName().starts_with("ompi_"))
+      return true;
+  return false;
+}
+
+/// Returns the name of a function the lowered module calls (or takes the
+/// address of) without defining it, that is neither an allocation hook nor
+/// found in the process or the libraries the
+/// ExecutionEngine loaded; an empty string if there is none. (ORC would only
+/// say that it failed to materialize the entry.)
+static std::string findUnresolvedFunction(mlir::ModuleOp module) {
+  for (auto func : module.getOps<mlir::LLVM::LLVMFuncOp>()) {
+    llvm::StringRef name = func.getSymName();
+    if (!func.isExternal() || name.starts_with("_mlir_memref_to_llvm_") ||
+        mlir::SymbolTable::symbolKnownUseEmpty(func, module))
+      continue;
+    if (!llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(name.str()))
+      return name.str();
+  }
+  return "";
+}
+
+/// Registers the passes the pipeline text names (it is parsed against the
+/// pass registry) and the native target of the JIT, once per process.
+static void initializeOnce() {
+  static bool initialized = [] {
+    trellis::registerAllPasses();
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)initialized;
+}
+
+JitModule::JitModule(EntrySignature signature,
+                     std::unique_ptr<mlir::ExecutionEngine> engine,
+                     void (*packedEntry)(void **))
+    : signature(std::move(signature)), engine(std::move(engine)),
+      packedEntry(packedEntry) {}
+
+JitModule::~JitModule() = default;
+
+llvm::Expected<std::unique_ptr<JitModule>>
+JitModule::compile(mlir::ModuleOp module, llvm::StringRef entry,
+                   const JitOptions &options) {
+  llvm::Expected<mlir::func::FuncOp> func = lookupEntryFunction(module, entry);
+  if (!func)
+    return func.takeError();
+  // Record the signature while the tensor types are still there.
+  llvm::Expected<EntrySignature> signature = getEntrySignature(*func);
+  if (!signature)
+    return signature.takeError();
+
+  initializeOnce();
+  mlir::PassManager pm(module.getContext(),
+                       mlir::ModuleOp::getOperationName());
+  trellis::buildLowerToLLVMPipeline(pm);
+  if (mlir::failed(pm.run(module)))
+    return makeError("lowering to the LLVM dialect failed");
+  // convert-to-llvm leaves what it cannot lower without a word.
+  if (mlir::Operation *op = findUnconvertedOp(module)) {
+    mlir::emitError(op->getLoc())
+        << "'" << op->getName() << "' was not lowered to the LLVM dialect";
+    return makeError("lowering left '" + op->getName().getStringRef() +
+                     "' outside the LLVM dialect");
+  }
+  auto llvmFunc = module.lookupSymbol<mlir::LLVM::LLVMFuncOp>(entry);
+  if (!llvmFunc)
+    return makeError("lowering removed the entry @" + entry);
+  if (llvm::Error err = verifyLoweredSignature(llvmFunc, *signature))
+    return std::move(err);
+
+  // Shared libraries the lowered code may call: memrefCopy & co, MPI.
+  llvm::SmallVector<std::string> libraries;
+  if (llvm::sys::fs::exists(TRELLIS_C_RUNNER_UTILS_PATH))
+    libraries.push_back(TRELLIS_C_RUNNER_UTILS_PATH);
+  if (usesMpi(module)) {
+    llvm::StringRef mpi = TRELLIS_MPI_LIBRARY_PATH;
+    if (mpi.empty() || !llvm::sys::fs::exists(mpi))
+      return makeError("the program calls MPI but no MPI library was found "
+                       "when Trellis was built");
+    libraries.push_back(mpi.str());
+  }
+  libraries.append(options.sharedLibPaths.begin(),
+                   options.sharedLibPaths.end());
+  llvm::SmallVector<llvm::StringRef> libraryRefs(libraries.begin(),
+                                                 libraries.end());
+
+  // The optimizer needs a target machine for its cost models (vectorization);
+  // the ExecutionEngine makes its own for code generation.
+  llvm::Expected<llvm::orc::JITTargetMachineBuilder> tmBuilder =
+      llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!tmBuilder)
+    return tmBuilder.takeError();
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm =
+      tmBuilder->createTargetMachine();
+  if (!tm)
+    return tm.takeError();
+  std::function<llvm::Error(llvm::Module *)> transformer =
+      mlir::makeOptimizingTransformer(options.optLevel, /*sizeLevel=*/0,
+                                      tm->get());
+
+  mlir::ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = transformer;
+  engineOptions.sharedLibPaths = libraryRefs;
+  engineOptions.jitCodeGenOptLevel =
+      static_cast<llvm::CodeGenOptLevel>(std::min(options.optLevel, 3u));
+  llvm::Expected<std::unique_ptr<mlir::ExecutionEngine>> engine =
+      mlir::ExecutionEngine::create(module, engineOptions);
+  if (!engine)
+    return makeError("JIT compilation failed: " +
+                     llvm::toString(engine.takeError()));
+  registerAllocHooks(**engine);
+  std::string unresolved = findUnresolvedFunction(module);
+  if (!unresolved.empty())
+    return makeError("JIT compilation failed: @" + unresolved +
+                     " is called but defined nowhere (not in the module, the "
+                     "process or its libraries)");
+
+  // Look the wrapper up now, so that code generation is not timed as a run.
+  llvm::Expected<void (*)(void **)> packedEntry =
+      (*engine)->lookupPacked(entry);
+  if (!packedEntry)
+    return makeError("JIT compilation failed: " +
+                     llvm::toString(packedEntry.takeError()));
+  (*engine)->initialize();
+  return std::unique_ptr<JitModule>(new JitModule(
+      std::move(*signature), std::move(*engine), *packedEntry));
+}
+
+llvm::Expected<llvm::SmallVector<HostArray>>
+JitModule::call(llvm::ArrayRef<HostArray> inputs, CallStats *stats) {
+  if (inputs.size() != signature.args.size())
+    return makeError("@" + signature.name + " takes " +
+                     llvm::Twine(signature.args.size()) + " arguments, got " +
+                     llvm::Twine(inputs.size()));
+  // The program may write into its arguments: give it copies.
+  llvm::SmallVector<HostArray> args;
+  for (auto [index, input] : llvm::enumerate(inputs)) {
+    if (llvm::Error err = checkBinding(signature.args[index], input))
+      return makeError("argument " + llvm::Twine(index) + ": " +
+                       llvm::toString(std::move(err)));
+    args.push_back(input.clone());
+  }
+
+  PackedCall call(signature, args);
+  resetPeakBytes();
+  uint64_t liveBefore = getLiveBytes();
+  auto start = std::chrono::steady_clock::now();
+  packedEntry(call.getPackedArgs());
+  auto end = std::chrono::steady_clock::now();
+  llvm::Expected<llvm::SmallVector<HostArray>> results = call.takeResults();
+  if (stats) {
+    stats->runMs =
+        std::chrono::duration<double, std::milli>(end - start).count();
+    stats->peakBytes = getPeakBytes() - liveBefore;
+  }
+  return results;
+}

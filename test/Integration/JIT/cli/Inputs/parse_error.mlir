@@ -1,0 +1,2 @@
+func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {
+  return %a : tensor<2xf32>

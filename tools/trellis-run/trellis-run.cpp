@@ -1,0 +1,91 @@
+//===- trellis-run.cpp - Run a function of an MLIR module on the CPU -----===//
+//
+//   trellis-run FILE.mlir --entry=NAME [--input=A.npy]... [--output-dir=DIR]
+//               [--repeat=N] [--stats]
+//
+// Lowers the module with the Trellis pipeline, JIT-compiles it and calls the
+// entry on the inputs. All the work is in lib/Runtime (Runner.h); this file
+// only parses the command line and reports the one-line error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "trellis/Runtime/Runner.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+namespace cl = llvm::cl;
+
+namespace {
+/// The options of trellis-run. They are constructed in main, after LLVM's own
+/// options, because `--stats` must replace LLVM's pass-statistics flag.
+struct CommandLine {
+  cl::OptionCategory category{"trellis-run options"};
+
+  cl::opt<std::string> inputFilename{cl::Positional,
+                                     cl::desc("<input .mlir file>"),
+                                     cl::init("-"), cl::cat(category)};
+  cl::opt<std::string> entry{"entry", cl::Required,
+                             cl::desc("Name of the func.func to run"),
+                             cl::value_desc("name"), cl::cat(category)};
+  cl::list<std::string> inputs{
+      "input",
+      cl::desc("A .npy file for the next argument of the entry; '{rank}' is "
+               "replaced by the MPI rank"),
+      cl::value_desc("file.npy"), cl::cat(category)};
+  cl::opt<std::string> outputDir{
+      "output-dir",
+      cl::desc("Write result i to DIR/result<i>.npy (DIR is created; "
+               "'{rank}' is replaced by the MPI rank)"),
+      cl::value_desc("dir"), cl::cat(category)};
+  cl::opt<unsigned> repeat{"repeat",
+                           cl::desc("Call the entry N times (default 1)"),
+                           cl::value_desc("N"), cl::init(1), cl::cat(category)};
+  cl::opt<bool> stats{
+      "stats",
+      cl::desc("Print one JSON line with compile_ms, run_ms (median over the "
+               "repeats) and peak_tensor_bytes"),
+      cl::cat(category)};
+  cl::opt<unsigned> optLevel{"opt-level",
+                             cl::desc("LLVM optimization level (0-3)"),
+                             cl::init(3), cl::cat(category)};
+};
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  // LLVM's `-stats` (statistics of passes, compiled out of release builds)
+  // would clash with ours.
+  if (cl::Option *llvmStats = cl::getRegisteredOptions().lookup("stats"))
+    llvmStats->removeArgument();
+  CommandLine commandLine;
+  cl::HideUnrelatedOptions(commandLine.category);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "Trellis JIT runner: runs a function of an MLIR "
+                              "module on NumPy .npy inputs\n");
+
+  trellis::runtime::RunnerOptions options;
+  options.inputFilename = commandLine.inputFilename;
+  options.entry = commandLine.entry;
+  options.inputPaths.assign(commandLine.inputs.begin(),
+                            commandLine.inputs.end());
+  options.outputDir = commandLine.outputDir;
+  options.repeat = commandLine.repeat;
+  options.printStats = commandLine.stats;
+  options.optLevel = commandLine.optLevel;
+
+  if (llvm::Error err =
+          trellis::runtime::runTrellisRun(options, llvm::outs())) {
+    // One line, and the last one on stderr, whatever the message contains.
+    std::string message = llvm::toString(std::move(err));
+    std::replace(message.begin(), message.end(), '\n', ' ');
+    llvm::outs().flush();
+    llvm::errs() << "trellis-run: error: " << llvm::StringRef(message).trim()
+                 << '\n';
+    return 1;
+  }
+  return 0;
+}
