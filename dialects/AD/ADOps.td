@@ -115,6 +115,27 @@ def AD_CheckpointOp : AD_Op<"checkpoint", [
   let hasRegionVerifier = 1;
 }
 
+def AD_BarrierOp : AD_Op<"barrier", [AllTypesMatch<["input", "result"]>,
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "identity that optimizations do not look through";
+  let description = [{
+    Returns its operand. The reverse sweep feeds a recomputed region (a
+    checkpoint, a reversible block) through barriers so that CSE, run on the
+    derivative function, does not merge the recomputation with the forward
+    computation it repeats — which would keep the forward values alive and
+    undo the memory saving. `ad-differentiate` removes the barriers after
+    its cleanup.
+
+    Example:
+    ```mlir
+    %y = ad.barrier %x : tensor<8x16xf32>
+    ```
+  }];
+  let arguments = (ins AnyType:$input);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
 def AD_YieldOp : AD_Op<"yield", [Pure, Terminator, ReturnLike,
     HasParent<"CheckpointOp">]> {
   let summary = "terminator of ad regions";

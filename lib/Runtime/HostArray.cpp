@@ -50,7 +50,8 @@ HostArray::HostArray(DType dtype, llvm::ArrayRef<int64_t> shape,
 
 llvm::Expected<HostArray> HostArray::create(DType dtype,
                                             llvm::ArrayRef<int64_t> shape) {
-  std::optional<uint64_t> bytes = getCheckedByteSize(shape, getByteWidth(dtype));
+  std::optional<uint64_t> bytes =
+      getCheckedByteSize(shape, getByteWidth(dtype));
   if (!bytes)
     return makeError("invalid array shape " + formatShape(shape));
   return HostArray(dtype, shape, *bytes / getByteWidth(dtype));

@@ -29,8 +29,8 @@ using namespace trellis::runtime;
 static mlir::Operation *findUnconvertedOp(mlir::ModuleOp module) {
   mlir::Operation *found = nullptr;
   module.walk([&](mlir::Operation *op) {
-    if (op == module.getOperation() || llvm::isa<mlir::LLVM::LLVMDialect>(
-                                           op->getDialect()))
+    if (op == module.getOperation() ||
+        llvm::isa<mlir::LLVM::LLVMDialect>(op->getDialect()))
       return mlir::WalkResult::advance();
     found = op;
     return mlir::WalkResult::interrupt();
@@ -97,9 +97,11 @@ JitModule::compile(mlir::ModuleOp module, llvm::StringRef entry,
   if (!signature)
     return signature.takeError();
 
+  if (options.optLevel > 3)
+    return makeError("the optimization level must be 0, 1, 2 or 3");
+
   initializeOnce();
-  mlir::PassManager pm(module.getContext(),
-                       mlir::ModuleOp::getOperationName());
+  mlir::PassManager pm(module.getContext(), mlir::ModuleOp::getOperationName());
   trellis::buildLowerToLLVMPipeline(pm);
   if (mlir::failed(pm.run(module)))
     return makeError("lowering to the LLVM dialect failed");
@@ -170,8 +172,8 @@ JitModule::compile(mlir::ModuleOp module, llvm::StringRef entry,
     return makeError("JIT compilation failed: " +
                      llvm::toString(packedEntry.takeError()));
   (*engine)->initialize();
-  return std::unique_ptr<JitModule>(new JitModule(
-      std::move(*signature), std::move(*engine), *packedEntry));
+  return std::unique_ptr<JitModule>(
+      new JitModule(std::move(*signature), std::move(*engine), *packedEntry));
 }
 
 llvm::Expected<llvm::SmallVector<HostArray>>

@@ -179,16 +179,16 @@ llvm::Expected<HostArray> trellis::runtime::parseNpy(StringRef bytes) {
   else if (major == 2 || major == 3)
     lengthBytes = 4;
   else
-    return makeError("unsupported .npy format version " + llvm::Twine(unsigned(major)) +
-                     "." + llvm::Twine(unsigned(minor)));
+    return makeError("unsupported .npy format version " +
+                     llvm::Twine(unsigned(major)) + "." +
+                     llvm::Twine(unsigned(minor)));
   size_t headerStart = kMagic.size() + 2 + lengthBytes;
   if (bytes.size() < headerStart)
     return makeError("truncated .npy header");
   const char *lengthField = bytes.data() + kMagic.size() + 2;
-  uint64_t headerLength =
-      lengthBytes == 2
-          ? llvm::support::endian::read16le(lengthField)
-          : llvm::support::endian::read32le(lengthField);
+  uint64_t headerLength = lengthBytes == 2
+                              ? llvm::support::endian::read16le(lengthField)
+                              : llvm::support::endian::read32le(lengthField);
   if (headerLength > bytes.size() - headerStart)
     return makeError("truncated .npy header: it claims " +
                      llvm::Twine(headerLength) + " bytes, the file has " +
@@ -218,12 +218,12 @@ llvm::Expected<HostArray> trellis::runtime::parseNpy(StringRef bytes) {
     return makeError("shape " + formatShape(header->shape) + " is too large");
   StringRef data = bytes.drop_front(headerStart + headerLength);
   if (data.size() != *dataBytes)
-    return makeError(llvm::Twine(data.size() < *dataBytes ? "truncated data"
-                                                          : "data size mismatch") +
-                     ": shape " + formatShape(header->shape) + " of " +
-                     getNumpyName(*dtype) + " needs " +
-                     llvm::Twine(*dataBytes) + " bytes, the file has " +
-                     llvm::Twine(data.size()));
+    return makeError(
+        llvm::Twine(data.size() < *dataBytes ? "truncated data"
+                                             : "data size mismatch") +
+        ": shape " + formatShape(header->shape) + " of " +
+        getNumpyName(*dtype) + " needs " + llvm::Twine(*dataBytes) +
+        " bytes, the file has " + llvm::Twine(data.size()));
 
   llvm::Expected<HostArray> array = HostArray::create(*dtype, header->shape);
   if (!array)
@@ -258,8 +258,8 @@ void trellis::runtime::encodeNpy(llvm::raw_ostream &os,
   auto getPaddedEnd = [&](size_t prefix) {
     return llvm::alignTo(prefix + header.size() + 1, 64);
   };
-  bool version1 = getPaddedEnd(kMagic.size() + 4) - (kMagic.size() + 4) <=
-                  0xffff;
+  bool version1 =
+      getPaddedEnd(kMagic.size() + 4) - (kMagic.size() + 4) <= 0xffff;
   size_t prefix = kMagic.size() + 2 + (version1 ? 2 : 4);
   size_t total = getPaddedEnd(prefix);
   header.append(total - prefix - header.size() - 1, ' ');
@@ -279,8 +279,7 @@ void trellis::runtime::encodeNpy(llvm::raw_ostream &os,
   os.write(array.getData(), array.getByteSize());
 }
 
-llvm::Error trellis::runtime::writeNpy(StringRef path,
-                                       const HostArray &array) {
+llvm::Error trellis::runtime::writeNpy(StringRef path, const HostArray &array) {
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
   if (ec)

@@ -74,7 +74,8 @@ static unsigned getNumLoweredParams(const BoundaryValue &value) {
 
 /// Size and alignment of `value` as a return value (x86-64 and AArch64
 /// natural alignment: pointers and i64 8 bytes, f32/i32 4).
-static std::pair<size_t, size_t> getResultSizeAndAlign(const BoundaryValue &value) {
+static std::pair<size_t, size_t>
+getResultSizeAndAlign(const BoundaryValue &value) {
   if (value.isScalar) {
     size_t width = getByteWidth(value.dtype);
     return {width, width};
@@ -227,9 +228,8 @@ static void copyOut(const Descriptor &desc, HostArray &array) {
 }
 
 /// Copies result `index` (described by `value`) from `base` into a HostArray.
-static llvm::Expected<HostArray> readResult(unsigned index,
-                                            const BoundaryValue &value,
-                                            const char *base) {
+static llvm::Expected<HostArray>
+readResult(unsigned index, const BoundaryValue &value, const char *base) {
   if (value.isScalar) {
     llvm::Expected<HostArray> array = HostArray::create(value.dtype, {});
     if (array)
@@ -253,7 +253,8 @@ llvm::Expected<llvm::SmallVector<HostArray>> PackedCall::takeResults() {
   // Results may alias each other or an argument: free each buffer the
   // program allocated exactly once, and only after every copy is made.
   llvm::SmallPtrSet<void *, 4> programBuffers;
-  for (auto [value, offset] : llvm::zip_equal(signature.results, resultOffsets)) {
+  for (auto [value, offset] :
+       llvm::zip_equal(signature.results, resultOffsets)) {
     if (value.isScalar)
       continue;
     void *allocated = readDescriptor(storage + offset, 0).allocated;
@@ -268,7 +269,8 @@ llvm::Expected<llvm::SmallVector<HostArray>> PackedCall::takeResults() {
   llvm::SmallVector<HostArray> results;
   for (auto [index, value, offset] :
        llvm::enumerate(signature.results, resultOffsets)) {
-    llvm::Expected<HostArray> array = readResult(index, value, storage + offset);
+    llvm::Expected<HostArray> array =
+        readResult(index, value, storage + offset);
     if (!array)
       return array.takeError();
     results.push_back(std::move(*array));

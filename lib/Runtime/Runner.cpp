@@ -172,7 +172,7 @@ llvm::Error trellis::runtime::runTrellisRun(const RunnerOptions &options,
     }
   }
   if (options.printStats)
-    out << llvm::format("{\"compile_ms\": %.3f, \"run_ms\": %.3f, "
+    out << llvm::format("{\"compile_ms\": %.3f, \"run_ms\": %.6f, "
                         "\"peak_tensor_bytes\": %llu}\n",
                         compileMs, getMedian(runMs),
                         static_cast<unsigned long long>(peakBytes));

@@ -29,9 +29,11 @@ trellis::runtime::lookupEntryFunction(mlir::ModuleOp module,
                      " is a declaration; it needs a body to run");
   std::string available;
   llvm::raw_string_ostream os(available);
-  llvm::interleaveComma(module.getOps<mlir::func::FuncOp>(), os,
-                        [&](mlir::func::FuncOp f) { os << '@' << f.getSymName(); });
-  std::string message = ("no func.func named @" + entry + " in the module").str();
+  llvm::interleaveComma(
+      module.getOps<mlir::func::FuncOp>(), os,
+      [&](mlir::func::FuncOp f) { os << '@' << f.getSymName(); });
+  std::string message =
+      ("no func.func named @" + entry + " in the module").str();
   if (!available.empty())
     message += " (functions: " + available + ")";
   return makeError(message);
@@ -70,9 +72,9 @@ llvm::Expected<EntrySignature>
 trellis::runtime::getEntrySignature(mlir::func::FuncOp func) {
   EntrySignature signature;
   signature.name = func.getSymName().str();
-  auto describe = [&](llvm::StringRef kind, unsigned index, mlir::Type type,
-                      llvm::SmallVectorImpl<BoundaryValue> &values)
-      -> llvm::Error {
+  auto describe =
+      [&](llvm::StringRef kind, unsigned index, mlir::Type type,
+          llvm::SmallVectorImpl<BoundaryValue> &values) -> llvm::Error {
     llvm::Expected<BoundaryValue> value = getBoundaryValue(type);
     if (!value)
       return makeError(kind + " " + llvm::Twine(index) + " of @" +

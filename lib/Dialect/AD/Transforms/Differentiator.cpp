@@ -11,13 +11,14 @@
 
 #include "trellis/Dialect/AD/Transforms/Differentiator.h"
 
+#include "trellis/Dialect/AD/IR/AD.h"
+
 #include "trellis/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Transforms/InliningUtils.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/ScopeExit.h"
 
 using namespace mlir;
@@ -54,7 +55,7 @@ void ReverseSweep::seed(OpBuilder &b, Value value, Value cotangent) {
 LogicalResult ReverseSweep::reverse(OpBuilder &b, ArrayRef<Operation *> ops) {
   OpBuilder *saved = builder;
   builder = &b;
-  auto restore = llvm::make_scope_exit([&] { builder = saved; });
+  llvm::scope_exit restore([&] { builder = saved; });
   for (Operation *op : llvm::reverse(ops)) {
     SmallVector<Value> resultCotangents;
     bool reached = false;
@@ -92,18 +93,19 @@ LogicalResult ReverseSweep::reverse(OpBuilder &b, ArrayRef<Operation *> ops) {
 FailureOr<SmallVector<Value>> ReverseSweep::recomputeAndReverse(
     OpBuilder &b, Block &body, ValueRange args, ValueRange yieldCotangents,
     SmallVectorImpl<Value> *yielded) {
+  // The recomputation starts from barriers: fresh values whose cotangents
+  // are this body's contribution alone, and which keep CSE from merging the
+  // recomputation into the forward computation.
   IRMapping mapping;
-  mapping.map(body.getArguments(), args);
+  SmallVector<Value> barriers;
+  for (auto [arg, value] : llvm::zip(body.getArguments(), args)) {
+    barriers.push_back(
+        BarrierOp::create(b, value.getLoc(), value.getType(), value));
+    mapping.map(arg, barriers.back());
+  }
   SmallVector<Operation *> clones;
   for (Operation &op : body.without_terminator())
     clones.push_back(b.clone(op, mapping));
-
-  // Set aside what the arguments already carry, so that what is left after
-  // the sweep is this body's contribution alone.
-  llvm::SmallDenseMap<Value, Value> stashed;
-  for (Value arg : args)
-    if (!stashed.count(arg))
-      stashed[arg] = cotangents.lookup(arg), cotangents.erase(arg);
 
   Operation *terminator = body.getTerminator();
   for (auto [value, cotangent] :
@@ -115,17 +117,7 @@ FailureOr<SmallVector<Value>> ReverseSweep::recomputeAndReverse(
   }
   if (failed(reverse(b, clones)))
     return failure();
-
-  SmallVector<Value> argCotangents;
-  llvm::SmallDenseSet<Value> taken;
-  for (Value arg : args)
-    argCotangents.push_back(taken.insert(arg).second ? lookup(arg) : Value());
-  for (auto [arg, cotangent] : stashed) {
-    cotangents.erase(arg);
-    if (cotangent)
-      cotangents[arg] = cotangent;
-  }
-  return argCotangents;
+  return llvm::map_to_vector(barriers, [&](Value v) { return lookup(v); });
 }
 
 //===----------------------------------------------------------------------===//
