@@ -112,6 +112,7 @@ void trellis::registerAllPasses() {
   registerArithToLLVMConversionPass();
   registerConvertMathToLLVMPass();
   registerConvertMathToLibmPass();
+  registerConvertBufferizationToMemRefPass();
   registerLinalgPasses();
   bufferization::registerBufferizationPasses();
   bufferization::registerBufferizationPipelines();

@@ -23,9 +23,11 @@ static constexpr const char *kLowerToLLVM =
     // Tensors to buffers. Identity layouts at function boundaries give the
     // host plain dense descriptors.
     "one-shot-bufferize{bufferize-function-boundaries "
-    "function-boundary-type-conversion=identity-layout-map},"
+    "function-boundary-type-conversion=identity-layout-map "
+    "allow-return-allocs-from-loops},"
     "buffer-deallocation-pipeline,"
     "func.func(optimize-allocation-liveness),"
+    "convert-bufferization-to-memref,"
     // Buffers to loops to LLVM. Allocation goes through the generic hooks so
     // the runtime can count live tensor bytes.
     "func.func(convert-linalg-to-loops),"

@@ -27,16 +27,19 @@ gradient G_i with central finite differences of `@fn` itself:
 Error measure, per row (direction) m of argument i:
 
     err_m = |<G_i, v_m> − fd_m| / max(|fd_m|, floor_i),
-    floor_i = max(1e-3 · max_m' |fd_m'|, 1e-9)
+    floor_i = max(1e-2 · max_m' |fd_m'|, 1e-9)
 
 where the max runs over the rows of the same kind (random directions, or
-basis vectors) of argument i. The floor only matters for rows whose true
-derivative is (near) zero relative to the gradient's scale (e.g. gradient
-entries that happen to be ~0): a central difference's error is absolute
-(rounding ~ 2e-16·|f|/eps plus truncation ~ eps²·|f'''|/6), so demanding
-relative accuracy of a near-zero entry would test the finite difference,
-not the derivative. An argument whose loss does not depend on it (unused)
-has fd exactly 0 and must have a gradient of exactly 0 up to 1e-9·1e-6.
+basis vectors) of argument i. So every entry at least 1% of the gradient's
+largest is held to 1e-6 relative, and smaller ones to an absolute
+1e-8·max|fd| (run.py's value checks floor at the full RMS; this is far
+stricter). The floor exists because a central difference's error is
+absolute (rounding ~ 2e-16·|f|/eps, about 1e-10..1e-9 here, plus
+truncation ~ eps²·|f'''|/6): demanding 1e-6 relative accuracy of a
+near-zero entry would test the finite difference, not the derivative (a
+cross-entropy gradient entry of ~4e-4 next to entries of ~0.4 showed 9e-7
+from FD rounding alone under a 1e-3 floor). An argument the loss does not
+depend on has fd exactly 0 and must get a gradient within 1e-15 of 0.
 Every error must be <= 1e-6 (RTOL). Inputs are float64 throughout.
 
 Integer arguments listed in `argnums` are not perturbed; their gradient must
@@ -68,7 +71,7 @@ from trellis_testing.run import Checker, trellis_run_path
 
 EPS = 1e-6            # finite-difference step
 RTOL = 1e-6           # relative error bound
-FLOOR_REL = 1e-3      # floor, as a fraction of the largest |fd| of the group
+FLOOR_REL = 1e-2      # floor, as a fraction of the largest |fd| of the group
 FLOOR_ABS = 1e-9      # absolute floor (all-zero gradients)
 NUM_DIRECTIONS = 4    # random directions per differentiated argument
 

@@ -18,7 +18,7 @@
 // CHECK: PASS tanh.x:
 // CHECK: ALL CHECKS PASSED
 
-func.func @dense2(%x: tensor<5x4xf64>, %w: tensor<4x3xf64>, %b: tensor<3xf64>,
+func.func @loss_dense2(%x: tensor<5x4xf64>, %w: tensor<4x3xf64>, %b: tensor<3xf64>,
                   %c: tensor<5x3xf64>) -> tensor<f64> {
   %y = nn.dense %x, %w, %b : (tensor<5x4xf64>, tensor<4x3xf64>, tensor<3xf64>) -> tensor<5x3xf64>
   %p = arith.mulf %y, %c : tensor<5x3xf64>
@@ -26,7 +26,7 @@ func.func @dense2(%x: tensor<5x4xf64>, %w: tensor<4x3xf64>, %b: tensor<3xf64>,
   return %l : tensor<f64>
 }
 
-func.func @dense3(%x: tensor<2x3x4xf64>, %w: tensor<4x5xf64>, %b: tensor<5xf64>,
+func.func @loss_dense3(%x: tensor<2x3x4xf64>, %w: tensor<4x5xf64>, %b: tensor<5xf64>,
                   %c: tensor<2x3x5xf64>) -> tensor<f64> {
   %y = nn.dense %x, %w, %b : (tensor<2x3x4xf64>, tensor<4x5xf64>, tensor<5xf64>) -> tensor<2x3x5xf64>
   %p = arith.mulf %y, %c : tensor<2x3x5xf64>
@@ -34,28 +34,28 @@ func.func @dense3(%x: tensor<2x3x4xf64>, %w: tensor<4x5xf64>, %b: tensor<5xf64>,
   return %l : tensor<f64>
 }
 
-func.func @relu(%x: tensor<4x6xf64>, %c: tensor<4x6xf64>) -> tensor<f64> {
+func.func @loss_relu(%x: tensor<4x6xf64>, %c: tensor<4x6xf64>) -> tensor<f64> {
   %y = nn.relu %x : tensor<4x6xf64>
   %p = arith.mulf %y, %c : tensor<4x6xf64>
   %l = nn.mean %p : (tensor<4x6xf64>) -> tensor<f64>
   return %l : tensor<f64>
 }
 
-func.func @gelu(%x: tensor<4x6xf64>, %c: tensor<4x6xf64>) -> tensor<f64> {
+func.func @loss_gelu(%x: tensor<4x6xf64>, %c: tensor<4x6xf64>) -> tensor<f64> {
   %y = nn.gelu %x {approximate = false} : tensor<4x6xf64>
   %p = arith.mulf %y, %c : tensor<4x6xf64>
   %l = nn.mean %p : (tensor<4x6xf64>) -> tensor<f64>
   return %l : tensor<f64>
 }
 
-func.func @gelu_tanh(%x: tensor<4x6xf64>, %c: tensor<4x6xf64>) -> tensor<f64> {
+func.func @loss_gelu_tanh(%x: tensor<4x6xf64>, %c: tensor<4x6xf64>) -> tensor<f64> {
   %y = nn.gelu %x {approximate = true} : tensor<4x6xf64>
   %p = arith.mulf %y, %c : tensor<4x6xf64>
   %l = nn.mean %p : (tensor<4x6xf64>) -> tensor<f64>
   return %l : tensor<f64>
 }
 
-func.func @tanh(%x: tensor<4x6xf64>, %c: tensor<4x6xf64>) -> tensor<f64> {
+func.func @loss_tanh(%x: tensor<4x6xf64>, %c: tensor<4x6xf64>) -> tensor<f64> {
   %y = nn.tanh %x : tensor<4x6xf64>
   %p = arith.mulf %y, %c : tensor<4x6xf64>
   %l = nn.mean %p : (tensor<4x6xf64>) -> tensor<f64>
