@@ -16,7 +16,10 @@ def ADDifferentiate : Pass<"ad-differentiate", "::mlir::ModuleOp"> {
     `func.call` of that function.
 
     * Calls inside a differentiated function are inlined first, so nested
-      differentiable calls need no recomputation.
+      differentiable calls need no recomputation (`inline-callees=false`
+      keeps them as calls of generated VJP functions instead).
+    * `scf.if` and `scf.for` (constant trip count) are differentiated
+      structurally; a loop records its carried values once per iteration.
     * `ad` ops inside a callee are differentiated first (innermost first), so
       gradients of functions that take gradients work.
     * Integer values get no cotangent; unused results have zero cotangents;
@@ -26,8 +29,15 @@ def ADDifferentiate : Pass<"ad-differentiate", "::mlir::ModuleOp"> {
     Generated functions are named `<callee>__grad_<n>` / `__vjp`; dead
     adjoint code is removed by the canonicalizer run at the end.
   }];
+  let options = [
+    Option<"inlineCallees", "inline-callees", "bool", /*default=*/"true",
+           "Inline calls before differentiating (no recomputation); when "
+           "false, a call is differentiated through its callee's VJP "
+           "function, which recomputes the callee's forward pass">
+  ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+    "mlir::scf::SCFDialect",
     "mlir::linalg::LinalgDialect", "mlir::math::MathDialect",
     "mlir::tensor::TensorDialect"
   ];

@@ -560,6 +560,19 @@ class GradCheck(Checker):
 
 
 def _head(text, lines=15):
-    ls = text.strip().splitlines()
+    """The informative part of trellis-run's stderr: diagnostics, and of a
+    crash's stack dump the frames in Trellis code."""
+    ls = []
+    for line in text.strip().splitlines():
+        if (line.startswith("PLEASE submit") or line.startswith("Stack dump")
+                or "Program arguments:" in line):
+            continue
+        if re.match(r"\s*#\d+ ", line):
+            if "trellis" not in line:
+                continue
+            line = re.sub(r"\(/[^)]*\)$", "", line)[:200]
+        ls.append(line)
+    if not ls:
+        ls = ["(crashed without a diagnostic)"]
     more = f"\n  ... ({len(ls) - lines} more lines)" if len(ls) > lines else ""
     return "\n  ".join(ls[:lines]) + more

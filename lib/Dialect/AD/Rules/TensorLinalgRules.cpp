@@ -379,9 +379,11 @@ void attach(MLIRContext *ctx) {
 
 namespace trellis::ad {
 void registerArithMathReverseModels(DialectRegistry &registry);
+void registerControlFlowReverseModels(DialectRegistry &registry);
 
 void registerUpstreamReverseModeModels(DialectRegistry &registry) {
   registerArithMathReverseModels(registry);
+  registerControlFlowReverseModels(registry);
   registry.addExtension(+[](MLIRContext *ctx, tensor::TensorDialect *) {
     attach<tensor::EmptyOp, tensor::ExtractOp, tensor::InsertOp,
            tensor::ExtractSliceOp, tensor::InsertSliceOp,

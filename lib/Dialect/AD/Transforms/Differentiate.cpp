@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
@@ -71,6 +72,8 @@ void inlineCheckpoints(Operation *root) {
 
 struct ADDifferentiatePass
     : trellis::ad::impl::ADDifferentiateBase<ADDifferentiatePass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
@@ -155,7 +158,8 @@ struct ADDifferentiatePass
       for (unsigned n = 0; symbols.lookup(name); ++n)
         name = key + "_" + std::to_string(n);
       FailureOr<func::FuncOp> built =
-          buildDerivativeFunction(callee, kind, argnums, hasAux, name);
+          buildDerivativeFunction(callee, kind, argnums, hasAux, name,
+                                  inlineCallees);
       if (failed(built))
         return op->emitOpError("could not be differentiated (see above)");
       fn = *built;

@@ -166,7 +166,7 @@ static LogicalResult inlineCalls(func::FuncOp fn) {
 FailureOr<func::FuncOp>
 trellis::ad::buildDerivativeFunction(func::FuncOp callee, DerivativeKind kind,
                                      ArrayRef<int64_t> argnums, bool hasAux,
-                                     StringRef name) {
+                                     StringRef name, bool inlineCallees) {
   Location loc = callee.getLoc();
   FunctionType calleeType = callee.getFunctionType();
   ArrayRef<Type> inputs = calleeType.getInputs(),
@@ -214,7 +214,7 @@ trellis::ad::buildDerivativeFunction(func::FuncOp callee, DerivativeKind kind,
   SmallVector<Location> cotangentLocs(outputs.size(), loc);
   if (kind == DerivativeKind::VJP)
     entry.addArguments(outputs, cotangentLocs);
-  if (failed(inlineCalls(fn)))
+  if (inlineCallees && failed(inlineCalls(fn)))
     return fail();
 
   auto ret = cast<func::ReturnOp>(entry.getTerminator());

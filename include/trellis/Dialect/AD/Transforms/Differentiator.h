@@ -33,7 +33,7 @@ public:
   llvm::FailureOr<llvm::SmallVector<mlir::Value>>
   recomputeAndReverse(mlir::OpBuilder &builder, mlir::Block &body,
                       mlir::ValueRange args, mlir::ValueRange yieldCotangents,
-                      llvm::SmallVectorImpl<mlir::Value> *yielded) override;
+                      llvm::SmallVectorImpl<mlir::Value> *yielded = nullptr) override;
 
   /// The accumulated cotangent of `value`, or null if it has none.
   mlir::Value lookup(mlir::Value value) const {
@@ -55,12 +55,14 @@ private:
 
 /// Generates, next to `callee`, a private function computing the derivative
 /// `kind` of `callee` with respect to the arguments `argnums` (ignored for
-/// VJP). Calls in the body are inlined first. Fails with a diagnostic on IR
-/// it cannot differentiate.
+/// VJP). With `inlineCallees`, calls in the body are inlined first (no
+/// recomputation); otherwise each call is differentiated through its
+/// callee's VJP function. Fails with a diagnostic on IR it cannot
+/// differentiate.
 llvm::FailureOr<mlir::func::FuncOp>
 buildDerivativeFunction(mlir::func::FuncOp callee, DerivativeKind kind,
                         llvm::ArrayRef<int64_t> argnums, bool hasAux,
-                        llvm::StringRef name);
+                        llvm::StringRef name, bool inlineCallees = true);
 
 } // namespace trellis::ad
 
