@@ -6,8 +6,9 @@
 // (the same callee called twice), ad.checkpoint (weights captured in its
 // body, two results of which one is unused), ad.value_and_grad and ad.grad
 // with has_aux = true (values and aux against a plain call), and ad.vjp
-// with explicit cotangents (a linear map against NumPy's Jᵀ·u, and a
-// nonlinear one against finite differences of <u, f(x)>).
+// with explicit cotangents (a linear map against NumPy's Jᵀ·u, a
+// nonlinear one against finite differences of <u, f(x)>, and an integer
+// primal, whose cotangent must be zeros).
 // REQUIRES: numpy
 // RUN: %python %S/structure.py %s %t | FileCheck %s
 
@@ -30,6 +31,8 @@
 // CHECK: PASS value_and_grad_has_aux.x:
 // CHECK: PASS vjp_nonlinear.x:
 // CHECK: PASS vjp_nonlinear.w:
+// CHECK: PASS vjp_integer_primal.x:
+// CHECK: PASS vjp_integer_primal.labels:
 // CHECK: PASS value_and_grad_has_aux.value:
 // CHECK: PASS value_and_grad_has_aux.aux0:
 // CHECK: PASS value_and_grad_has_aux.aux1:
@@ -202,4 +205,23 @@ func.func @nonlinear_dot(%x: tensor<3x4xf64>, %w: tensor<4x4xf64>, %u0: tensor<3
   %q = arith.mulf %m, %u1 : tensor<f64>
   %r = arith.addf %ps, %q : tensor<f64>
   return %r : tensor<f64>
+}
+
+// ad.vjp with an integer primal (the labels): its cotangent is zeros.
+func.func @loss_labels_scaled(%x: tensor<4x5xf64>, %labels: tensor<4xi32>, %u: tensor<f64>) -> tensor<f64> {
+  %l = nn.cross_entropy %x, %labels : (tensor<4x5xf64>, tensor<4xi32>) -> tensor<f64>
+  %s = arith.mulf %l, %u : tensor<f64>
+  return %s : tensor<f64>
+}
+
+func.func @loss_labels(%x: tensor<4x5xf64>, %labels: tensor<4xi32>) -> tensor<f64> {
+  %l = nn.cross_entropy %x, %labels : (tensor<4x5xf64>, tensor<4xi32>) -> tensor<f64>
+  return %l : tensor<f64>
+}
+
+func.func @vjp_integer_primal(%x: tensor<4x5xf64>, %labels: tensor<4xi32>, %u: tensor<f64>)
+    -> (tensor<f64>, tensor<4x5xf64>, tensor<4xi32>) {
+  %l, %dx, %dl = ad.vjp @loss_labels(%x, %labels, %u)
+      : (tensor<4x5xf64>, tensor<4xi32>, tensor<f64>) -> (tensor<f64>, tensor<4x5xf64>, tensor<4xi32>)
+  return %l, %dx, %dl : tensor<f64>, tensor<4x5xf64>, tensor<4xi32>
 }

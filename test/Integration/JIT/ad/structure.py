@@ -50,6 +50,13 @@ vjn = gc.call("vjp_nonlinear", [xv, wv, u0, u1], results=4)
 gc.check("vjp_nonlinear", "nonlinear_dot", [xv, wv, u0, u1], argnums=[0, 1],
          full=[0, 1], arg_names=["x", "w"], grads_from=(vjn, [2, 3]))
 
+# vjp with an integer primal: dx against FD of u·loss, dlabels all zeros.
+xi, ui = n(4, 5), np.asarray(2.5)
+vji = gc.call("vjp_integer_primal", [xi, labels, ui], results=3)
+gc.check("vjp_integer_primal", "loss_labels_scaled", [xi, labels, ui],
+         argnums=[0, 1], full=[0], arg_names=["x", "labels"],
+         grads_from=(vji, [1, 2]))
+
 # vjp of a linear map: against NumPy's Jᵀ·u.
 xl, yl, v0, v1 = n(3, 4), n(4), n(3, 2), n(4)
 vjl = gc.call("vjp_linear", [xl, yl, v0, v1], results=4)
