@@ -427,13 +427,85 @@ LogicalResult ReversibleHalfResidualOp::buildReverse(OpBuilder &b,
   return success();
 }
 
+/// reverse_and_grad for a reversible body: walks the body's ops backwards
+/// starting from its outputs, reconstructing each op's inputs from its
+/// outputs instead of reading stored activations, and propagating
+/// cotangents. For a half-residual y = x + F(c): r = F(c) is recomputed and
+/// differentiated in one go (dc += J_Fᵀ·dy, weight cotangents flow to the
+/// captured weights), then x = y − r. Nothing of the forward body is read.
+static LogicalResult reverseReversibleBody(OpBuilder &b, ReverseContext &ctx,
+                                           Block &body, ValueRange outputs,
+                                           ValueRange outputCotangents,
+                                           SmallVectorImpl<Value> &inputs,
+                                           SmallVectorImpl<Value> &inputCots) {
+  llvm::DenseMap<Value, Value> known, cotangent;
+  Operation *yield = body.getTerminator();
+  for (auto [value, out, dout] :
+       llvm::zip(yield->getOperands(), outputs, outputCotangents)) {
+    known[value] = out;
+    if (dout)
+      cotangent[value] = dout;
+  }
+  auto get = [&](ValueRange values) {
+    return llvm::map_to_vector(values, [&](Value v) { return known.lookup(v); });
+  };
+  auto getCot = [&](ValueRange values) {
+    return llvm::map_to_vector(values,
+                               [&](Value v) { return cotangent.lookup(v); });
+  };
+  auto set = [&](Value v, Value value, Value cot) {
+    known[v] = value;
+    if (cot)
+      cotangent[v] = cot;
+  };
+
+  for (Operation &op : llvm::reverse(body.without_terminator())) {
+    if (auto swap = dyn_cast<ReversibleSwapOp>(op)) {
+      set(swap.getA(), known.lookup(swap.getSecond()),
+          cotangent.lookup(swap.getSecond()));
+      set(swap.getB(), known.lookup(swap.getFirst()),
+          cotangent.lookup(swap.getFirst()));
+    } else if (auto half = dyn_cast<ReversibleHalfResidualOp>(op)) {
+      Value accOut = known.lookup(half.getResults()[0]);
+      Value dAccOut = cotangent.lookup(half.getResults()[0]);
+      SmallVector<Value> ctxOut = get(half.getResults().drop_front());
+      SmallVector<Value> dCtxOut = getCot(half.getResults().drop_front());
+      SmallVector<Value> residual;
+      FailureOr<SmallVector<Value>> fromBody = ctx.recomputeAndReverse(
+          b, half.getBody().front(), ctxOut, dAccOut, &residual);
+      if (failed(fromBody))
+        return failure();
+      Value accIn =
+          arith::SubFOp::create(b, half.getLoc(), accOut, residual.front());
+      set(half.getAcc(), accIn, dAccOut);
+      for (auto [i, c] : llvm::enumerate(half.getCtx()))
+        set(c, ctxOut[i], sumOpt(b, half.getLoc(), dCtxOut[i], (*fromBody)[i]));
+    } else if (auto serial = dyn_cast<ReversibleSerialOp>(op)) {
+      SmallVector<Value> innerInputs, innerCots;
+      if (failed(reverseReversibleBody(
+              b, ctx, serial.getBody().front(), get(serial.getResults()),
+              getCot(serial.getResults()), innerInputs, innerCots)))
+        return failure();
+      for (auto [i, v] : llvm::enumerate(serial.getInputs()))
+        set(v, innerInputs[i], innerCots[i]);
+    } else {
+      return op.emitOpError("cannot be reversed inside a reversible_serial");
+    }
+  }
+  inputs = get(body.getArguments());
+  inputCots = getCot(body.getArguments());
+  return success();
+}
+
 LogicalResult ReversibleSerialOp::buildReverse(OpBuilder &b,
                                                ReverseContext &ctx,
                                                ValueRange dres, ValueVec &d) {
-  FailureOr<SmallVector<Value>> cotangents =
-      ctx.recomputeAndReverse(b, getBody().front(), getInputs(), dres);
-  if (failed(cotangents))
+  // Only the serial's outputs are read: its inputs and every activation of
+  // its body are reconstructed block by block, in reverse.
+  SmallVector<Value> inputs, cotangents;
+  if (failed(reverseReversibleBody(b, ctx, getBody().front(), getResults(),
+                                   dres, inputs, cotangents)))
     return failure();
-  d.assign(cotangents->begin(), cotangents->end());
+  d.assign(cotangents.begin(), cotangents.end());
   return success();
 }

@@ -1,0 +1,56 @@
+// Gradient check (central finite differences, f64, 1e-6 relative;
+// trellis_testing/gradcheck.py) of a chain of plain linalg.generic ops:
+// a row sum (reduction), a 1-D elementwise scale (the mean), and a 2-D
+// generic that broadcasts the mean over the rows: y = x − mean_row(x).
+//
+// XFAIL: *
+// Known bug: the gradient w.r.t. x is wrong (8 of 10 entries; e.g. 0.31 for
+// -0.037). The linalg.generic reverse rule (TensorLinalgRules.cpp) builds,
+// for an input whose map covers all loops, an all-parallel generic whose
+// body reads its output operand (`out + contribution`, init = zeros). The
+// pipeline's linalg-fuse-elementwise-ops then fuses the cotangent of the
+// 1-D mean generic (such an out-reading producer) into the 2-D consumer
+// that broadcasts it (map (i, j) -> (i)); the fused op keeps the
+// producer's init as an output with that non-injective map, and after
+// bufferization each j reads what the previous j wrote, so the row
+// cotangent is accumulated 5 times over. Without the fusion pass the same
+// derivative IR is exact. (grad_of_grad_layer_norm.mlir and
+// third_order.mlir fail from the same out-reading reverse generics.)
+// REQUIRES: numpy
+// RUN: %python %S/generic_broadcast_chain.py %s %t | FileCheck %s
+
+// CHECK: PASS center.x:
+// CHECK: ALL CHECKS PASSED
+
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+#vec = affine_map<(i) -> (i)>
+
+func.func @loss_center(%x: tensor<2x5xf64>, %d: tensor<2x5xf64>) -> tensor<f64> {
+  %zero = arith.constant 0.0 : f64
+  %fifth = arith.constant 0.2 : f64
+  %e1 = tensor.empty() : tensor<2xf64>
+  %z = linalg.fill ins(%zero : f64) outs(%e1 : tensor<2xf64>) -> tensor<2xf64>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<2x5xf64>) outs(%z : tensor<2xf64>) {
+  ^bb0(%a: f64, %o: f64):
+    %s = arith.addf %a, %o : f64
+    linalg.yield %s : f64
+  } -> tensor<2xf64>
+  %mean = linalg.generic {indexing_maps = [#vec, #vec], iterator_types = ["parallel"]}
+      ins(%sum : tensor<2xf64>) outs(%e1 : tensor<2xf64>) {
+  ^bb0(%a: f64, %o: f64):
+    %s = arith.mulf %a, %fifth : f64
+    linalg.yield %s : f64
+  } -> tensor<2xf64>
+  %e = tensor.empty() : tensor<2x5xf64>
+  %y = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %mean : tensor<2x5xf64>, tensor<2xf64>) outs(%e : tensor<2x5xf64>) {
+  ^bb0(%a: f64, %b: f64, %o: f64):
+    %s = arith.subf %a, %b : f64
+    linalg.yield %s : f64
+  } -> tensor<2x5xf64>
+  %p = arith.mulf %y, %d : tensor<2x5xf64>
+  %l = nn.mean %p : (tensor<2x5xf64>) -> tensor<f64>
+  return %l : tensor<f64>
+}
