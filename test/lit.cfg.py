@@ -38,6 +38,6 @@ config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
 config.environment["PYTHONPATH"] = os.path.join(config.trellis_src_root, "test", "lib")
 
 llvm_config.add_tool_substitutions(
-    ["trellis-opt", "trellis-run"], [config.trellis_tools_dir])
+    ["trellis-opt", "trellis-run", "trellis-equiv"], [config.trellis_tools_dir])
 llvm_config.with_environment("PATH", config.trellis_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

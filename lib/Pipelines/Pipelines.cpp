@@ -4,7 +4,6 @@
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -42,9 +41,8 @@ static constexpr const char *kLowerToLLVM =
     "convert-to-llvm,"
     "reconcile-unrealized-casts";
 
-void trellis::buildLowerToLLVMPipeline(OpPassManager &pm) {
-  if (failed(parsePassPipeline(kLowerToLLVM, pm, llvm::errs())))
-    llvm::report_fatal_error("trellis-lower-to-llvm: malformed pipeline text");
+LogicalResult trellis::buildLowerToLLVMPipeline(OpPassManager &pm) {
+  return parsePassPipeline(kLowerToLLVM, pm, llvm::errs());
 }
 
 void trellis::registerPipelines() {
@@ -52,5 +50,9 @@ void trellis::registerPipelines() {
       "trellis-lower-to-llvm",
       "Lower Trellis and upstream tensor IR to the LLVM dialect "
       "(nn → linalg, bufferize, deallocate, loops, LLVM)",
-      [](OpPassManager &pm) { buildLowerToLLVMPipeline(pm); });
+      [](OpPassManager &pm) {
+        if (failed(buildLowerToLLVMPipeline(pm)))
+          llvm::errs() << "trellis-lower-to-llvm: a pass of the pipeline is "
+                          "not registered\n";
+      });
 }

@@ -102,7 +102,8 @@ JitModule::compile(mlir::ModuleOp module, llvm::StringRef entry,
 
   initializeOnce();
   mlir::PassManager pm(module.getContext(), mlir::ModuleOp::getOperationName());
-  trellis::buildLowerToLLVMPipeline(pm);
+  if (mlir::failed(trellis::buildLowerToLLVMPipeline(pm)))
+    return makeError("the lowering pipeline names an unregistered pass");
   if (mlir::failed(pm.run(module)))
     return makeError("lowering to the LLVM dialect failed");
   // convert-to-llvm leaves what it cannot lower without a word.

@@ -47,10 +47,12 @@ AffineMap identity(MLIRContext *ctx, unsigned rank) {
 
 /// Drops the last loop: the map of a per-row value in a row-wise loop nest.
 AffineMap dropLast(MLIRContext *ctx, unsigned rank) {
-  return identity(ctx, rank).getMajorSubMap(rank - 1);
+  SmallVector<unsigned> dims;
+  for (unsigned d = 0; d + 1 < rank; ++d)
+    dims.push_back(d);
+  return selectDims(ctx, rank, dims);
 }
 
-/// Keeps only the last loop: the map of a per-column parameter vector.
 AffineMap lastOnly(MLIRContext *ctx, unsigned rank) {
   return selectDims(ctx, rank, {rank - 1});
 }

@@ -3,6 +3,8 @@
 #ifndef TRELLIS_PIPELINES_PIPELINES_H
 #define TRELLIS_PIPELINES_PIPELINES_H
 
+#include "llvm/Support/LogicalResult.h"
+
 namespace mlir {
 class OpPassManager;
 } // namespace mlir
@@ -13,8 +15,10 @@ namespace trellis {
 /// upstream tensor-level IR to the LLVM dialect: nn → linalg, bufferization
 /// with buffer deallocation, loops, LLVM. Allocations call the generic hooks
 /// `_mlir_memref_to_llvm_alloc`/`_mlir_memref_to_llvm_free`, which the host
-/// (trellis-run's runtime) provides to count live tensor bytes.
-void buildLowerToLLVMPipeline(mlir::OpPassManager &pm);
+/// (trellis-run's runtime) provides to count live tensor bytes. Fails (with
+/// a message on stderr) if a pass of the pipeline is not registered: call
+/// trellis::registerAllPasses() first.
+llvm::LogicalResult buildLowerToLLVMPipeline(mlir::OpPassManager &pm);
 
 /// Registers `trellis-lower-to-llvm` with the pass registry.
 void registerPipelines();

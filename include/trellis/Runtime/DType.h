@@ -14,7 +14,6 @@
 #include <optional>
 
 namespace mlir {
-class MLIRContext;
 class Type;
 } // namespace mlir
 

@@ -3,7 +3,7 @@
 
 func.func private @opaque(tensor<3xf32>) -> tensor<3xf32>
 func.func @through_external(%x: tensor<3xf32>) -> tensor<f32> {
-  // expected-error @+1 {{'func.call' op cannot be differentiated: it has no reverse-mode rule}}
+  // expected-error @+1 {{'func.call' op cannot be differentiated: its callee has no body}}
   %y = func.call @opaque(%x) : (tensor<3xf32>) -> tensor<3xf32>
   %m = nn.mean %y : (tensor<3xf32>) -> tensor<f32>
   return %m : tensor<f32>
@@ -11,6 +11,20 @@ func.func @through_external(%x: tensor<3xf32>) -> tensor<f32> {
 func.func @use(%x: tensor<3xf32>) -> tensor<3xf32> {
   // expected-error @+1 {{could not be differentiated (see above)}}
   %g = ad.grad @through_external(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  return %g : tensor<3xf32>
+}
+
+// -----
+
+func.func @no_rule(%x: tensor<3xf32>) -> tensor<f32> {
+  // expected-error @+1 {{'math.sin' op cannot be differentiated: it has no reverse-mode rule}}
+  %y = math.sin %x : tensor<3xf32>
+  %m = nn.mean %y : (tensor<3xf32>) -> tensor<f32>
+  return %m : tensor<f32>
+}
+func.func @use(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{could not be differentiated (see above)}}
+  %g = ad.grad @no_rule(%x) : (tensor<3xf32>) -> tensor<3xf32>
   return %g : tensor<3xf32>
 }
 

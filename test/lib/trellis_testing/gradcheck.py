@@ -43,7 +43,9 @@ depend on has fd exactly 0 and must get a gradient within 1e-15 of 0.
 Every error must be <= 1e-6 (RTOL). Inputs are float64 throughout.
 
 Integer arguments listed in `argnums` are not perturbed; their gradient must
-be all zeros (SPEC: integers carry no cotangent).
+be all zeros (integers carry no cotangent). `ad.grad` rejects integer
+argnums at verification, so this serves `grads_from` a call of `ad.vjp`,
+which returns a (zero) cotangent for every primal.
 
 How it runs: the model text gets one extra module tail appended, with per
 check `@__gc<c>_grad` (the `ad.grad`) and per differentiated argument
@@ -56,6 +58,11 @@ is re-run in a module of its own, so the failing one is named.
 
 Each gradient prints one line `PASS|FAIL <check>.<arg>: ...` with the worst
 relative error; `finish()` exits 1 on any failure.
+
+Name model functions unlike C library functions (`@tanh`, `@exp`, `@erf`,
+...): the JIT resolves the libm calls of the math lowering to a module
+function of the same name (a `func.func @tanh` makes every f64 math.tanh
+call it, and crash).
 """
 
 import argparse
@@ -229,6 +236,7 @@ class GradCheck(Checker):
             self.text = f.read()
         self.checks = []
         self.calls = []
+        self.command = None
         os.makedirs(workdir, exist_ok=True)
 
     @classmethod
@@ -455,6 +463,8 @@ class GradCheck(Checker):
             np.save(p, np.array(a, order="C"))
             cmd.append(f"--input={p}")
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+        if tag == "all":
+            self.command = cmd
         if proc.returncode != 0:
             return None, cmd, proc
         results = []
@@ -482,7 +492,11 @@ class GradCheck(Checker):
         """Runs every check and call in one trellis-run, then compares."""
         checks = list(enumerate(self.checks))
         results, cmd, proc = self._run_module("all", checks, self.calls)
-        if results is None:
+        if results is None and len(checks) + len(self.calls) == 1:
+            item = checks[0][1].name if checks else self.calls[0].entry
+            self._report(False, item, f"trellis-run failed:\n  command: "
+                         f"{' '.join(cmd)}\n  stderr: {_head(proc.stderr)}")
+        elif results is None:
             print(f"NOTE: the combined module failed (trellis-run exit "
                   f"{proc.returncode}); re-running each check alone\n"
                   f"  command: {' '.join(cmd)}\n"
@@ -504,6 +518,12 @@ class GradCheck(Checker):
         for ci, c in checks:
             self._compare(c)
         sys.stdout.flush()
+
+    def finish(self):
+        if self.failures and self.command:
+            print("NOTE: the generated module and its inputs, to reproduce: "
+                  + " ".join(self.command))
+        super().finish()
 
     def _compare(self, c):
         if c.grads_from is not None:

@@ -296,6 +296,12 @@ LogicalResult rule(linalg::GenericOp op, OpBuilder &b, ReverseContext &,
     for (AffineExpr e : inMap.getResults())
       iterators[cast<AffineDimExpr>(e).getPosition()] =
           utils::IteratorType::parallel;
+    // When every loop indexes the input, each element is written once: the
+    // body writes its contribution into an empty tensor instead of adding
+    // to its output (which stays elementwise under later fusion and
+    // differentiation).
+    bool accumulates = llvm::is_contained(iterators,
+                                          utils::IteratorType::reduction);
 
     // ins: the original inputs, the output's value seen by the body (the
     // init for elementwise generics, the final result for reductions), dc.
@@ -305,7 +311,12 @@ LogicalResult rule(linalg::GenericOp op, OpBuilder &b, ReverseContext &,
     SmallVector<AffineMap> insMaps(maps.begin(), maps.begin() + numInputs);
     insMaps.push_back(outMap);
     insMaps.push_back(outMap);
-    Value zeros = zerosLike(b, loc, input.getType());
+    auto inputType = cast<RankedTensorType>(input.getType());
+    Value zeros = accumulates
+                      ? zerosLike(b, loc, inputType)
+                      : tensor::EmptyOp::create(b, loc, inputType.getShape(),
+                                                inputType.getElementType())
+                            .getResult();
 
     LogicalResult status = success();
     Value dInput = buildGeneric(
@@ -343,6 +354,8 @@ LogicalResult rule(linalg::GenericOp op, OpBuilder &b, ReverseContext &,
           Value contribution = sweep.lookup(args[k]);
           if (!contribution)
             contribution = rules::constant(nb, args[k], 0.0);
+          if (!accumulates)
+            return contribution;
           return arith::AddFOp::create(nb, nl, args.back(), contribution);
         });
     if (failed(status))
@@ -354,8 +367,14 @@ LogicalResult rule(linalg::GenericOp op, OpBuilder &b, ReverseContext &,
     if (!reduces)
       return op.emitOpError("cannot be differentiated: an elementwise body "
                             "reads its output operand");
-    if (combiner == Combiner::Add)
+    if (combiner == Combiner::Add) {
       d[numInputs] = dc;
+    } else {
+      // max/min: the init receives the cotangent where it is the result.
+      Value isResult = arith::CmpFOp::create(
+          b, loc, arith::CmpFPredicate::OEQ, init, result);
+      d[numInputs] = rules::keepWhere(b, isResult, dc);
+    }
   }
   return success();
 }

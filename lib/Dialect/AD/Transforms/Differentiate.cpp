@@ -52,9 +52,11 @@ bool reachesADOps(func::FuncOp fn, SymbolTable &symbols,
 /// Replaces each ad.checkpoint by its body (identity semantics): once the
 /// reverse sweep has its own recomputation, the forward needs no region.
 void inlineCheckpoints(Operation *root) {
+  // Post-order: inner checkpoints are inlined into their parent's body
+  // before the parent itself is inlined.
   SmallVector<CheckpointOp> checkpoints;
   root->walk([&](CheckpointOp op) { checkpoints.push_back(op); });
-  for (CheckpointOp op : llvm::reverse(checkpoints)) {
+  for (CheckpointOp op : checkpoints) {
     Block &body = op.getBody().front();
     auto yield = cast<YieldOp>(body.getTerminator());
     IRMapping mapping;

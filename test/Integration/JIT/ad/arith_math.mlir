@@ -4,7 +4,8 @@
 // same ops as scalars in linalg.generic bodies (one elementwise generic per
 // op family, with a row-broadcast operand). Inputs keep away from kinks and
 // domain edges: maximumf/minimumf/select operands differ by >= 0.2 and
-// log/sqrt/rsqrt/powf bases lie in [0.5, 2.5].
+// log/sqrt/rsqrt/powf bases lie in [0.5, 2.5]. Also: select of whole tensors
+// on a scalar i1, and maxnumf/minnumf.
 // REQUIRES: numpy
 // RUN: %python %S/arith_math.py %s %t | FileCheck %s
 
@@ -23,11 +24,15 @@
 // CHECK: PASS negf.a:
 // CHECK: PASS select.a:
 // CHECK: PASS select.b:
+// CHECK: PASS select_scalar_cond.a:
+// CHECK: PASS select_scalar_cond.b:
+// CHECK: PASS maxnumf_minnumf.a:
+// CHECK: PASS maxnumf_minnumf.b:
 // CHECK: PASS exp.a:
 // CHECK: PASS log.a:
-// CHECK: PASS tanh.a:
 // CHECK: PASS sqrt.a:
 // CHECK: PASS rsqrt.a:
+// CHECK: PASS tanh.a:
 // CHECK: PASS erf.a:
 // CHECK: PASS powf.a:
 // CHECK: PASS powf.b:
@@ -196,6 +201,28 @@ func.func @loss_generic_math(%a: tensor<3x4xf64>, %r: tensor<4xf64>, %c: tensor<
     %res = arith.addf %s2, %pw : f64
     linalg.yield %res : f64
   } -> tensor<3x4xf64>
+  %p = arith.mulf %y, %c : tensor<3x4xf64>
+  %l = nn.mean %p : (tensor<3x4xf64>) -> tensor<f64>
+  return %l : tensor<f64>
+}
+
+// select(s > 0, a, b) on whole tensors (a scalar condition): b gets zeros.
+func.func @loss_select_scalar_cond(%a: tensor<3x4xf64>, %b: tensor<3x4xf64>, %s: tensor<f64>, %c: tensor<3x4xf64>) -> tensor<f64> {
+  %v = tensor.extract %s[] : tensor<f64>
+  %zero = arith.constant 0.0 : f64
+  %cond = arith.cmpf ogt, %v, %zero : f64
+  %y = arith.select %cond, %a, %b : tensor<3x4xf64>
+  %y2 = arith.mulf %y, %y : tensor<3x4xf64>
+  %p = arith.mulf %y2, %c : tensor<3x4xf64>
+  %l = nn.mean %p : (tensor<3x4xf64>) -> tensor<f64>
+  return %l : tensor<f64>
+}
+
+func.func @loss_maxnumf_minnumf(%a: tensor<3x4xf64>, %b: tensor<3x4xf64>, %c: tensor<3x4xf64>) -> tensor<f64> {
+  %x = arith.maxnumf %a, %b : tensor<3x4xf64>
+  %n = arith.minnumf %a, %b : tensor<3x4xf64>
+  %t = nn.tanh %n : tensor<3x4xf64>
+  %y = arith.mulf %x, %t : tensor<3x4xf64>
   %p = arith.mulf %y, %c : tensor<3x4xf64>
   %l = nn.mean %p : (tensor<3x4xf64>) -> tensor<f64>
   return %l : tensor<f64>

@@ -35,6 +35,12 @@ gc.check("negf", "loss_negf", [n(3, 4), n(3, 4)], argnums=[0], full=[0],
 a, b = separated((3, 4))
 gc.check("select", "loss_select", [a, b, n(3, 4)], argnums=[0, 1],
          full=[0, 1], arg_names=ab)
+gc.check("select_scalar_cond", "loss_select_scalar_cond",
+         [n(3, 4), n(3, 4), np.asarray(0.5), n(3, 4)], argnums=[0, 1],
+         full=[0, 1], arg_names=ab)
+a, b = separated((3, 4))
+gc.check("maxnumf_minnumf", "loss_maxnumf_minnumf", [a, b, n(3, 4)],
+         argnums=[0, 1], full=[0, 1], arg_names=ab)
 gc.check("exp", "loss_exp", [n(3, 4), n(3, 4)], argnums=[0], full=[0],
          arg_names=ab)
 for op in ["log", "sqrt", "rsqrt"]:

@@ -1,8 +1,8 @@
 // Gradient checks (ad.grad against central finite differences, f64, 1e-6
-// relative; trellis_testing/gradcheck.py) of nn.dense with rank-2 and rank-3
-// x, and of the activations relu (inputs at least 0.2 away from the kink),
-// gelu (exact and tanh form) and tanh. Each loss is mean(y ⊙ c) with a
-// random c, so the cotangent reaching the op is not uniform.
+// relative; trellis_testing/gradcheck.py) of nn.dense with rank-1, rank-2
+// and rank-3 x, and of the activations relu (inputs at least 0.2 away from
+// the kink), gelu (exact and tanh form) and tanh. Each loss is mean(y ⊙ c)
+// with a random c, so the cotangent reaching the op is not uniform.
 // REQUIRES: numpy
 // RUN: %python %S/dense_activations.py %s %t | FileCheck %s
 
@@ -12,6 +12,9 @@
 // CHECK: PASS dense3.x:
 // CHECK: PASS dense3.w:
 // CHECK: PASS dense3.b:
+// CHECK: PASS dense1.x:
+// CHECK: PASS dense1.w:
+// CHECK: PASS dense1.b:
 // CHECK: PASS relu.x:
 // CHECK: PASS gelu.x:
 // CHECK: PASS gelu_tanh.x:
@@ -31,6 +34,14 @@ func.func @loss_dense3(%x: tensor<2x3x4xf64>, %w: tensor<4x5xf64>, %b: tensor<5x
   %y = nn.dense %x, %w, %b : (tensor<2x3x4xf64>, tensor<4x5xf64>, tensor<5xf64>) -> tensor<2x3x5xf64>
   %p = arith.mulf %y, %c : tensor<2x3x5xf64>
   %l = nn.mean %p : (tensor<2x3x5xf64>) -> tensor<f64>
+  return %l : tensor<f64>
+}
+
+func.func @loss_dense1(%x: tensor<4xf64>, %w: tensor<4x3xf64>, %b: tensor<3xf64>,
+                       %c: tensor<3xf64>) -> tensor<f64> {
+  %y = nn.dense %x, %w, %b : (tensor<4xf64>, tensor<4x3xf64>, tensor<3xf64>) -> tensor<3xf64>
+  %p = arith.mulf %y, %c : tensor<3xf64>
+  %l = nn.mean %p : (tensor<3xf64>) -> tensor<f64>
   return %l : tensor<f64>
 }
 

@@ -1,4 +1,4 @@
-"""Gradient checks of nn.dense (rank 2 and 3) and the activations."""
+"""Gradient checks of nn.dense (x of rank 1, 2, 3) and the activations."""
 
 from trellis_testing.gradcheck import GradCheck
 
@@ -8,6 +8,8 @@ n = gc.randn
 gc.check("dense2", "loss_dense2", [n(5, 4), n(4, 3), n(3), n(5, 3)],
          argnums=[0, 1, 2], full=[0, 1, 2], arg_names=["x", "w", "b"])
 gc.check("dense3", "loss_dense3", [n(2, 3, 4), n(4, 5), n(5), n(2, 3, 5)],
+         argnums=[0, 1, 2], full=[0, 1, 2], arg_names=["x", "w", "b"])
+gc.check("dense1", "loss_dense1", [n(4), n(4, 3), n(3), n(3)],
          argnums=[0, 1, 2], full=[0, 1, 2], arg_names=["x", "w", "b"])
 # relu: |x| >= 0.2, so x ± eps·v never crosses the kink.
 gc.check("relu", "loss_relu", [gc.away_from_zero(4, 6), n(4, 6)],

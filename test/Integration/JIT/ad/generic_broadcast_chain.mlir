@@ -3,19 +3,9 @@
 // a row sum (reduction), a 1-D elementwise scale (the mean), and a 2-D
 // generic that broadcasts the mean over the rows: y = x − mean_row(x).
 //
-// XFAIL: *
-// Known bug: the gradient w.r.t. x is wrong (8 of 10 entries; e.g. 0.31 for
-// -0.037). The linalg.generic reverse rule (TensorLinalgRules.cpp) builds,
-// for an input whose map covers all loops, an all-parallel generic whose
-// body reads its output operand (`out + contribution`, init = zeros). The
-// pipeline's linalg-fuse-elementwise-ops then fuses the cotangent of the
-// 1-D mean generic (such an out-reading producer) into the 2-D consumer
-// that broadcasts it (map (i, j) -> (i)); the fused op keeps the
-// producer's init as an output with that non-injective map, and after
-// bufferization each j reads what the previous j wrote, so the row
-// cotangent is accumulated 5 times over. Without the fusion pass the same
-// derivative IR is exact. (grad_of_grad_layer_norm.mlir and
-// third_order.mlir fail from the same out-reading reverse generics.)
+// Regression test: the linalg.generic rule once accumulated into its output
+// even for inputs covering all loops; after elementwise fusion with a
+// broadcasting consumer that read back earlier writes (wrong gradients).
 // REQUIRES: numpy
 // RUN: %python %S/generic_broadcast_chain.py %s %t | FileCheck %s
 

@@ -4,14 +4,7 @@
 // Columns 0 and 2 have init = 5 above every a[i, j] (the init is the
 // maximum there), the others init = -5 (an element of a is).
 //
-// XFAIL: *
-// Known bug: the gradient w.r.t. init is all zeros; it should be c[j]/5 for
-// the columns where the init is the maximum (e.g. element 0: got 0.0, want
-// -0.0257). The gradient w.r.t. a is right. The linalg.generic rule
-// (TensorLinalgRules.cpp) gives the init a cotangent only for additive
-// reductions ("an additive reduction adds it"); for maximumf/minimumf
-// (and maxnumf/minnumf) combiners the init's share (where it wins) is
-// dropped.
+// Regression test: the init of a max/min reduction once got no cotangent.
 // REQUIRES: numpy
 // RUN: %python %S/generic_max_init.py %s %t | FileCheck %s
 

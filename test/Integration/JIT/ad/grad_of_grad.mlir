@@ -6,7 +6,7 @@
 //   f(x, w) = mean(tanh(x) ⊙ w),            g(x, w) = mean(∂f/∂x ⊙ ∂f/∂x)
 //   mlp(w, b, x, y) = cross_entropy(tanh(dense(x, w, b)), y),
 //   h(w, b, x, y) = loss + mean(∂mlp/∂w ⊙ ∂mlp/∂w)   (value_and_grad inside)
-// (Known failures, XFAIL: the layer_norm second derivative,
+// (Known failures, marked expected-to-fail: the layer_norm second derivative,
 // grad_of_grad_layer_norm.mlir, and a third derivative, third_order.mlir.)
 // REQUIRES: numpy
 // RUN: %python %S/grad_of_grad.py %s %t | FileCheck %s

@@ -3,15 +3,8 @@
 // nn.layer_norm: k(x, s, b) = mean(g ⊙ g), g = ∂/∂x mean(layer_norm(x, s,
 // b) ⊙ c), differentiated w.r.t. x, s and b.
 //
-// XFAIL: *
-// Known bug: ∂k/∂x is off by ~1e-5 relative (e.g. 0.0025937284 vs the
-// converged finite difference 0.0025936518, stable for eps 1e-4..1e-7);
-// ∂k/∂s and ∂k/∂b are right. Same cause as generic_broadcast_chain.mlir:
-// the reverse of the layer_norm rule's row-mean generic (1-D, elementwise,
-// reading its output operand) is fused by linalg-fuse-elementwise-ops into
-// the row-broadcasting xhat generic, and the fused loop re-reads its own
-// writes. Lowered without that fusion pass the same IR agrees with the
-// finite differences to 5e-11.
+// Regression test: the second derivative was off by ~1e-5 through the
+// out-reading reverse generics (see generic_broadcast_chain).
 // REQUIRES: numpy
 // RUN: %python %S/grad_of_grad_layer_norm.py %s %t | FileCheck %s
 

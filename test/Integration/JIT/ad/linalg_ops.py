@@ -38,5 +38,19 @@ while True:
         break
 gc.check("generic_max", "loss_generic_max", [a, w, n(5)],
          argnums=[0, 1], full=[0, 1], arg_names=["a", "w"])
+gc.check("matmul_self", "loss_matmul_self", [n(3, 3), n(3, 3)], argnums=[0],
+         full=[0], arg_names=["a"])
+gc.check("reduce_two_dims", "loss_reduce_two_dims", [n(2, 3, 4, scale=0.3), n(3)],
+         argnums=[0], full=[0], arg_names=["a"])
+gc.check("broadcast_two_dims", "loss_broadcast_two_dims", [n(3), n(2, 3, 4)],
+         argnums=[0], full=[0], arg_names=["a"])
+gc.check("fill_over_argument", "loss_fill_over_argument",
+         [np.asarray(0.4), n(3, 4), gc.uniform(0.5, 1.5, 3, 4)],
+         argnums=[0, 1], full=[1], arg_names=["s", "a"])
+# a, b > 0 and c > 0, so the contributions to the scalar s do not cancel.
+gc.check("generic_misc", "loss_generic_misc",
+         [gc.uniform(0.2, 1.0, 3, 4), gc.uniform(0.2, 1.0, 4, 3),
+          np.asarray(0.8), gc.uniform(0.5, 1.5, 3, 4)],
+         argnums=[0, 1, 2], full=[0, 1], arg_names=["a", "b", "s"])
 gc.run()
 gc.finish()

@@ -3,14 +3,8 @@
 // (a single row): nn.softmax, nn.log_softmax, nn.layer_norm, and
 // nn.embedding with a 0-d id.
 //
-// XFAIL: *
-// Known bug: trellis-run crashes (SIGSEGV) — already the forward lowering
-// does: convert-nn-to-linalg's LayerNormLowering / buildSoftmax ->
-// buildStableExpSum -> buildRowReduce, and EmbeddingLowering -> buildMap,
-// hit a null AffineMap in buildGeneric (lib/Utils) when the row-reduced or
-// gathered result is 0-d; the reverse rules use the same builders
-// (LogSoftmaxOp::buildReverse -> rowSumOfProduct -> buildRowReduce crashes
-// the same way in ad-differentiate). The verifiers accept these types.
+// Regression test: row ops on rank-1 tensors once crashed (null map for the
+// row of a rank-1 loop nest).
 // REQUIRES: numpy
 // RUN: %python %S/rank1_rows.py %s %t | FileCheck %s
 

@@ -30,6 +30,9 @@
 // CHECK: PASS serial3.x3:
 // CHECK: PASS serial3.w:
 // CHECK: PASS serial3.b:
+// CHECK: PASS half_residual_identity.x:
+// CHECK: PASS half_residual_identity.ctx:
+// CHECK: PASS half_residual_identity.w:
 // CHECK: ALL CHECKS PASSED
 
 // y1 = x1 + dense(tanh(c1) * c2, w, b); c1, c2 pass through.
@@ -178,5 +181,22 @@ func.func @loss_serial3(%x1: tensor<2x4xf64>, %x2: tensor<2x4xf64>, %x3: tensor<
   %s1 = arith.addf %p1, %p2 : tensor<2x4xf64>
   %s2 = arith.addf %s1, %p3 : tensor<2x4xf64>
   %l = nn.mean %s2 : (tensor<2x4xf64>) -> tensor<f64>
+  return %l : tensor<f64>
+}
+
+// y = x + ctx (the body yields its argument), then y + w (a captured value).
+func.func @loss_half_residual_identity(%x: tensor<2x3xf64>, %ctx: tensor<2x3xf64>, %w: tensor<2x3xf64>, %c: tensor<2x3xf64>) -> tensor<f64> {
+  %y, %cc = nn.reversible_half_residual %x, %ctx : tensor<2x3xf64>, tensor<2x3xf64> {
+  ^bb0(%a: tensor<2x3xf64>):
+    nn.yield %a : tensor<2x3xf64>
+  }
+  %y2, %cc2 = nn.reversible_half_residual %y, %cc : tensor<2x3xf64>, tensor<2x3xf64> {
+  ^bb0(%a: tensor<2x3xf64>):
+    nn.yield %w : tensor<2x3xf64>
+  }
+  %t = nn.tanh %y2 : tensor<2x3xf64>
+  %m = arith.mulf %t, %cc2 : tensor<2x3xf64>
+  %p = arith.mulf %m, %c : tensor<2x3xf64>
+  %l = nn.mean %p : (tensor<2x3xf64>) -> tensor<f64>
   return %l : tensor<f64>
 }

@@ -26,5 +26,8 @@ gc.check("serial3", "loss_serial3",
           n(2, 4), n(2, 4), n(2, 4)],
          argnums=[0, 1, 2, 3, 4], full=[0, 1, 2],
          arg_names=["x1", "x2", "x3", "w", "b"])
+gc.check("half_residual_identity", "loss_half_residual_identity",
+         [n(2, 3), n(2, 3), n(2, 3), n(2, 3)], argnums=[0, 1, 2],
+         full=[0, 1, 2], arg_names=["x", "ctx", "w"])
 gc.run()
 gc.finish()

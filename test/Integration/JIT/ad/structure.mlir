@@ -4,7 +4,9 @@
 // argument (zero gradient), integer arguments between float ones, argnums
 // out of order, the default argnums, a nested differentiable func.call
 // (the same callee called twice), ad.checkpoint (weights captured in its
-// body, two results of which one is unused), ad.value_and_grad and ad.grad
+// body, two results of which one is unused; a reversible_serial inside
+// a checkpoint), a loss that is an argument itself and a constant loss,
+// ad.value_and_grad and ad.grad
 // with has_aux = true (values and aux against a plain call), and ad.vjp
 // with explicit cotangents (a linear map against NumPy's Jᵀ·u, a
 // nonlinear one against finite differences of <u, f(x)>, and an integer
@@ -25,6 +27,12 @@
 // CHECK: PASS checkpoint.h:
 // CHECK: PASS checkpoint.w:
 // CHECK: PASS checkpoint.b:
+// CHECK: PASS serial_in_checkpoint.x1:
+// CHECK: PASS serial_in_checkpoint.x2:
+// CHECK: PASS serial_in_checkpoint.w:
+// CHECK: PASS loss_is_argument.s:
+// CHECK: PASS loss_is_argument.x:
+// CHECK: PASS constant_loss.x:
 // CHECK: PASS grad_has_aux.w:
 // CHECK: PASS grad_has_aux.x:
 // CHECK: PASS value_and_grad_has_aux.w:
@@ -123,6 +131,39 @@ func.func @loss_checkpoint(%x: tensor<3x4xf64>, %h: tensor<3x4xf64>, %w: tensor<
   %lu = nn.mean %u : (tensor<3x4xf64>) -> tensor<f64>
   %r = arith.addf %l, %lu : tensor<f64>
   return %r : tensor<f64>
+}
+
+func.func @loss_serial_in_checkpoint(%x1: tensor<2x3xf64>, %x2: tensor<2x3xf64>, %w: tensor<3x3xf64>, %c: tensor<2x3xf64>) -> tensor<f64> {
+  %y1, %y2 = ad.checkpoint %x1, %x2 : tensor<2x3xf64>, tensor<2x3xf64> -> tensor<2x3xf64>, tensor<2x3xf64> {
+  ^bb0(%a: tensor<2x3xf64>, %b: tensor<2x3xf64>):
+    %s1, %s2 = nn.reversible_serial %a, %b : tensor<2x3xf64>, tensor<2x3xf64> {
+    ^bb0(%u: tensor<2x3xf64>, %v: tensor<2x3xf64>):
+      %u1, %v1 = nn.reversible_half_residual %u, %v : tensor<2x3xf64>, tensor<2x3xf64> {
+      ^bb0(%ctx: tensor<2x3xf64>):
+        %zero = arith.constant dense<0.0> : tensor<3xf64>
+        %d = nn.dense %ctx, %w, %zero : (tensor<2x3xf64>, tensor<3x3xf64>, tensor<3xf64>) -> tensor<2x3xf64>
+        %r = nn.tanh %d : tensor<2x3xf64>
+        nn.yield %r : tensor<2x3xf64>
+      }
+      %p1, %p2 = nn.reversible_swap %u1, %v1 : tensor<2x3xf64>, tensor<2x3xf64>
+      nn.yield %p1, %p2 : tensor<2x3xf64>, tensor<2x3xf64>
+    }
+    ad.yield %s1, %s2 : tensor<2x3xf64>, tensor<2x3xf64>
+  }
+  %m = arith.mulf %y1, %y2 : tensor<2x3xf64>
+  %q = arith.mulf %m, %c : tensor<2x3xf64>
+  %l = nn.mean %q : (tensor<2x3xf64>) -> tensor<f64>
+  return %l : tensor<f64>
+}
+
+// The loss is the argument s itself (gradient 1); x is unused.
+func.func @loss_is_argument(%s: tensor<f64>, %x: tensor<3xf64>) -> tensor<f64> {
+  return %s : tensor<f64>
+}
+
+func.func @loss_constant(%x: tensor<3xf64>) -> tensor<f64> {
+  %k = arith.constant dense<1.5> : tensor<f64>
+  return %k : tensor<f64>
 }
 
 // A loss with two aux results (a tensor and a 0-d tensor).

@@ -33,6 +33,14 @@ gc.check("checkpoint", "loss_checkpoint",
          argnums=[0, 1, 2, 3], full=[0, 1, 2, 3],
          arg_names=["x", "h", "w", "b"])
 
+gc.check("serial_in_checkpoint", "loss_serial_in_checkpoint",
+         [n(2, 3), n(2, 3), n(3, 3), n(2, 3)], argnums=[0, 1, 2],
+         full=[0, 1, 2], arg_names=["x1", "x2", "w"])
+gc.check("loss_is_argument", "loss_is_argument", [np.asarray(0.3), n(3)],
+         argnums=[0, 1], full=[1], arg_names=["s", "x"])
+gc.check("constant_loss", "loss_constant", [n(3)], argnums=[0], full=[0],
+         arg_names=["x"])
+
 # has_aux: gradients by FD of loss_aux's first result; values and aux
 # against a plain call of loss_aux (same inputs, same ops: 1e-12).
 w, xs, y = n(4, 3), n(5, 4), np.array([0, 2, 1, 1, 0], np.int32)

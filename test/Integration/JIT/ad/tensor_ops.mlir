@@ -1,7 +1,8 @@
 // Gradient checks (ad.grad against central finite differences, f64, 1e-6
 // relative; trellis_testing/gradcheck.py) of the tensor-dialect rules:
 // extract (two elements, one read twice), insert, extract_slice (offsets
-// and strides), insert_slice (strided, into a differentiated destination),
+// and strides; rank-reducing), insert_slice (strided, into a differentiated
+// destination; rank-reduced source),
 // expand_shape, collapse_shape, concat (along dims 0 and 1) and splat (to a
 // 2-D tensor and to a 0-d tensor).
 // REQUIRES: numpy
@@ -11,6 +12,7 @@
 // CHECK: PASS insert.a:
 // CHECK: PASS insert.s:
 // CHECK: PASS extract_slice.a:
+// CHECK: PASS slices_rank_reducing.a:
 // CHECK: PASS insert_slice.a:
 // CHECK: PASS insert_slice.b:
 // CHECK: PASS expand_shape.a:
@@ -57,6 +59,19 @@ func.func @loss_extract_slice(%a: tensor<4x7xf64>, %c: tensor<2x3xf64>) -> tenso
   %p = arith.mulf %t, %c : tensor<2x3xf64>
   %l = nn.mean %p : (tensor<2x3xf64>) -> tensor<f64>
   return %l : tensor<f64>
+}
+
+// Row 1 as a 4-vector; tanh of it replaces row 2 (rank-reduced slices).
+func.func @loss_slices_rank_reducing(%a: tensor<3x4xf64>, %c: tensor<4xf64>) -> tensor<f64> {
+  %s = tensor.extract_slice %a[1, 0] [1, 4] [1, 1] : tensor<3x4xf64> to tensor<4xf64>
+  %t = nn.tanh %s : tensor<4xf64>
+  %z = tensor.insert_slice %t into %a[2, 0] [1, 4] [1, 1] : tensor<4xf64> into tensor<3x4xf64>
+  %zz = arith.mulf %z, %z : tensor<3x4xf64>
+  %m = nn.mean %zz : (tensor<3x4xf64>) -> tensor<f64>
+  %p = arith.mulf %t, %c : tensor<4xf64>
+  %l = nn.mean %p : (tensor<4xf64>) -> tensor<f64>
+  %r = arith.addf %l, %m : tensor<f64>
+  return %r : tensor<f64>
 }
 
 // b (2x3) into rows 1..2, columns 0, 2, 4 of a (4x6); the overwritten

@@ -13,6 +13,8 @@ gc.check("insert", "loss_insert", [n(3, 4), np.asarray(0.8), n(3, 4)],
          argnums=[0, 1], full=[0], arg_names=["a", "s"])
 gc.check("extract_slice", "loss_extract_slice", [n(4, 7), n(2, 3)],
          argnums=[0], full=[0], arg_names=["a"])
+gc.check("slices_rank_reducing", "loss_slices_rank_reducing", [n(3, 4), n(4)],
+         argnums=[0], full=[0], arg_names=["a"])
 gc.check("insert_slice", "loss_insert_slice", [n(4, 6), n(2, 3), n(4, 6)],
          argnums=[0, 1], full=[0, 1], arg_names=["a", "b"])
 gc.check("expand_shape", "loss_expand_shape", [n(6, 4), n(2, 3, 4)],

@@ -3,15 +3,8 @@
 //   f(x, w) = mean(tanh(x) ⊙ w),  g(x, w) = mean(∂f/∂x ⊙ ∂f/∂x),
 //   t(x, w, c) = mean(∂g/∂x ⊙ c),  checked: ∂t/∂x, ∂t/∂w.
 //
-// XFAIL: *
-// Known bug: ad-differentiate fails with "'linalg.generic' op cannot be
-// differentiated: an elementwise body reads its output operand". The
-// second derivative (of g) contains the reverse generics the
-// linalg.generic rule builds (TensorLinalgRules.cpp), which for inputs
-// whose map covers all loops are elementwise generics accumulating into
-// their output operand (`out + contribution` over a zero init) — a form
-// the same rule rejects, so derivatives of derivatives of generics cannot
-// be taken. (The second derivative alone works: grad_of_grad.mlir.)
+// Regression test: the reverse generics the rule builds were once rejected
+// by the same rule (they read their output).
 // REQUIRES: numpy
 // RUN: %python %S/third_order.py %s %t | FileCheck %s
 

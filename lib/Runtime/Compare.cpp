@@ -1,0 +1,95 @@
+//===- Compare.cpp - Element-wise comparison of host arrays ---------------===//
+
+#include "trellis/Runtime/Compare.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace trellis::runtime;
+
+/// Reads element `i` of `array` as a double.
+static double elementAt(const HostArray &array, int64_t i) {
+  const char *p = array.getData() + i * getByteWidth(array.getDType());
+  switch (array.getDType()) {
+  case DType::F32: {
+    float v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  case DType::F64: {
+    double v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  case DType::I32: {
+    int32_t v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  case DType::I64: {
+    int64_t v;
+    std::memcpy(&v, p, sizeof v);
+    return static_cast<double>(v);
+  }
+  case DType::U32: {
+    uint32_t v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  }
+  return 0;
+}
+
+std::string trellis::runtime::formatIndex(llvm::ArrayRef<int64_t> shape,
+                                          int64_t flat) {
+  llvm::SmallVector<int64_t> index(shape.size());
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    index[d] = shape[d] ? flat % shape[d] : 0;
+    flat = shape[d] ? flat / shape[d] : 0;
+  }
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "[";
+  llvm::interleaveComma(index, os);
+  os << "]";
+  return s;
+}
+
+llvm::Expected<ArrayDiff>
+trellis::runtime::compareArrays(const HostArray &ref, const HostArray &test,
+                                double rtol, double atol) {
+  if (ref.getDType() != test.getDType() || ref.getShape() != test.getShape()) {
+    std::string msg;
+    llvm::raw_string_ostream os(msg);
+    os << "cannot compare ";
+    ref.printTypeAndShape(os);
+    os << " with ";
+    test.printTypeAndShape(os);
+    return llvm::createStringError(msg);
+  }
+  bool exact = ref.getDType() != DType::F32 && ref.getDType() != DType::F64;
+  ArrayDiff diff;
+  double worstExcess = -INFINITY, sqErr = 0, sqRef = 0;
+  for (int64_t i = 0, e = ref.getNumElements(); i < e; ++i) {
+    double r = elementAt(ref, i), t = elementAt(test, i);
+    double err = std::fabs(t - r);
+    double allowed = exact ? 0.0 : atol + rtol * std::fabs(r);
+    bool ok = err <= allowed; // false for NaN
+    diff.close &= ok;
+    diff.maxAbsError = std::max(diff.maxAbsError, std::isnan(err) ? INFINITY : err);
+    sqErr += err * err;
+    sqRef += r * r;
+    double excess = std::isnan(err) ? INFINITY : err - allowed;
+    if (excess > worstExcess) {
+      worstExcess = excess;
+      diff.worstIndex = i;
+      diff.worstRef = r;
+      diff.worstTest = t;
+    }
+  }
+  diff.normRelativeError =
+      sqRef > 0 ? std::sqrt(sqErr / sqRef) : (sqErr > 0 ? INFINITY : 0.0);
+  return diff;
+}
