@@ -44,6 +44,8 @@ static cl::opt<double> normTol(
     "norm-rtol", cl::init(-1.0),
     cl::desc("If set, judge each result by ‖test − ref‖/‖ref‖ ≤ this "
              "instead of element-wise allclose"));
+static cl::opt<unsigned> optLevel("opt-level", cl::init(3),
+                                  cl::desc("LLVM optimization level (0-3)"));
 static cl::list<std::string>
     labels("labels", cl::CommaSeparated,
            cl::desc("Names of the results, for the report"));
@@ -57,7 +59,9 @@ runEntry(StringRef file, StringRef entry, ArrayRef<HostArray> args) {
       mlir::parseSourceFile<mlir::ModuleOp>(file, &context);
   if (!module)
     return createStringError("cannot parse '" + file + "'");
-  auto jit = JitModule::compile(*module, entry);
+  JitOptions options;
+  options.optLevel = optLevel;
+  auto jit = JitModule::compile(*module, entry, options);
   if (!jit)
     return jit.takeError();
   return (*jit)->call(args);
@@ -112,8 +116,9 @@ int main(int argc, char **argv) {
   }
   outs() << (allClose ? "equivalent" : "NOT equivalent");
   if (normTol >= 0)
-    outs() << " (norm-relative " << normTol << ")\n";
+    outs() << " (norm-relative " << format("%g", normTol.getValue()) << ")\n";
   else
-    outs() << " (rtol " << relTol << ", atol " << absTol << ")\n";
+    outs() << " (rtol " << format("%g", relTol.getValue()) << ", atol "
+           << format("%g", absTol.getValue()) << ")\n";
   return allClose ? 0 : 1;
 }
