@@ -8,10 +8,10 @@
 
 // CHECK-DAG: llvm.func @_mlir_memref_to_llvm_alloc(i64) -> !llvm.ptr
 // CHECK-DAG: llvm.func @_mlir_memref_to_llvm_free(!llvm.ptr)
-// CHECK-DAG: llvm.func @erff(f32) -> f32
+// CHECK-DAG: llvm.func @erfcf(f32) -> f32
 // CHECK-LABEL: llvm.func @model
 // CHECK: llvm.call @_mlir_memref_to_llvm_alloc
-// CHECK: llvm.call @erff
+// CHECK: llvm.call @erfcf
 // CHECK: llvm.intr.maximum
 // CHECK: llvm.call @_mlir_memref_to_llvm_free
 // CHECK: llvm.return

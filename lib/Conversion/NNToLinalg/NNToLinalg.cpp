@@ -140,28 +140,29 @@ template <>
 Value UnaryLowering<GeluOp>::scalar(GeluOp op, OpBuilder &b, Location loc,
                                     Value x) {
   Type t = x.getType();
-  Value half = floatConst(b, loc, t, 0.5), one = floatConst(b, loc, t, 1.0);
-  Value inner;
-  if (op.getApproximate()) {
-    // tanh(√(2/π)·(x + 0.044715·x³))
-    Value x3 = arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, x, x),
-                                     x);
-    Value poly = arith::AddFOp::create(
-        b, loc, x,
-        arith::MulFOp::create(b, loc, floatConst(b, loc, t, 0.044715), x3));
-    inner = math::TanhOp::create(
-        b, loc,
-        arith::MulFOp::create(b, loc,
-                              floatConst(b, loc, t, std::sqrt(2.0 / M_PI)),
-                              poly));
-  } else {
-    // erf(x/√2)
-    inner = math::ErfOp::create(
-        b, loc,
-        arith::MulFOp::create(b, loc, x, floatConst(b, loc, t, M_SQRT1_2)));
+  Value half = floatConst(b, loc, t, 0.5);
+  if (!op.getApproximate()) {
+    // x·Φ(x) = ½·x·erfc(−x/√2): the erfc form keeps its relative accuracy
+    // for negative x, where 1 + erf(x/√2) cancels.
+    Value arg = arith::MulFOp::create(b, loc, x,
+                                      floatConst(b, loc, t, -M_SQRT1_2));
+    Value cdf2 = math::ErfcOp::create(b, loc, arg);
+    return arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, half, x),
+                                 cdf2);
   }
-  Value factor = arith::MulFOp::create(b, loc, half,
-                                       arith::AddFOp::create(b, loc, one, inner));
+  // ½·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))
+  Value one = floatConst(b, loc, t, 1.0);
+  Value x3 =
+      arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, x, x), x);
+  Value poly = arith::AddFOp::create(
+      b, loc, x,
+      arith::MulFOp::create(b, loc, floatConst(b, loc, t, 0.044715), x3));
+  Value inner = math::TanhOp::create(
+      b, loc,
+      arith::MulFOp::create(b, loc,
+                            floatConst(b, loc, t, std::sqrt(2.0 / M_PI)), poly));
+  Value factor = arith::MulFOp::create(
+      b, loc, half, arith::AddFOp::create(b, loc, one, inner));
   return arith::MulFOp::create(b, loc, x, factor);
 }
 

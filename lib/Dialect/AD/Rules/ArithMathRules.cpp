@@ -162,6 +162,14 @@ LogicalResult rule(math::ErfOp op, OpBuilder &b, Value dc,
   return success();
 }
 
+LogicalResult rule(math::ErfcOp op, OpBuilder &b, Value dc,
+                   SmallVectorImpl<Value> &d) {
+  Value x = op.getOperand();
+  Value e = math::ExpOp::create(b, op.getLoc(), neg(b, mul(b, x, x)));
+  d.assign({mul(b, dc, mul(b, constant(b, x, -2.0 / std::sqrt(M_PI)), e))});
+  return success();
+}
+
 /// The external model: `Rule(op, builder, dresult..., doperands)` fills the
 /// operand cotangents (pre-sized, null = none) from the result cotangent.
 template <typename OpTy>
@@ -195,7 +203,7 @@ void registerArithMathReverseModels(DialectRegistry &registry) {
   });
   registry.addExtension(+[](MLIRContext *ctx, math::MathDialect *) {
     attach<math::ExpOp, math::LogOp, math::TanhOp, math::SqrtOp, math::RsqrtOp,
-           math::PowFOp, math::ErfOp>(ctx);
+           math::PowFOp, math::ErfOp, math::ErfcOp>(ctx);
   });
 }
 } // namespace trellis::ad

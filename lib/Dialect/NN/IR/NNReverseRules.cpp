@@ -133,12 +133,11 @@ LogicalResult GeluOp::buildReverse(OpBuilder &b, ReverseContext &,
                        mulF(nb, l, mulF(nb, l, half, x),
                             mulF(nb, l, sech2, dInner)));
         } else {
-          // Φ(x) + x·φ(x)
+          // Φ(x) + x·φ(x), with Φ(x) = ½·erfc(−x/√2) as in the lowering.
           Value cdf = mulF(
               nb, l, half,
-              addF(nb, l, one,
-                   math::ErfOp::create(nb, l,
-                                       mulF(nb, l, x, cst(nb, l, x, M_SQRT1_2)))));
+              math::ErfcOp::create(nb, l,
+                                   mulF(nb, l, x, cst(nb, l, x, -M_SQRT1_2))));
           Value pdf = mulF(
               nb, l, cst(nb, l, x, 1.0 / std::sqrt(2.0 * M_PI)),
               math::ExpOp::create(nb, l,
