@@ -15,6 +15,7 @@ static constexpr const char *kLowerToLLVM =
     // Derivatives first (they are built from nn and tensor-level ops), then
     // layers to destination-style tensor code; arith on tensors to linalg.
     "ad-differentiate,"
+    "inline,"
     "convert-nn-to-linalg,"
     "canonicalize,"
     "func.func(convert-elementwise-to-linalg),"

@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 
 namespace {
@@ -30,12 +32,22 @@ static AllocationTable &getTable() {
   return table;
 }
 
+/// TRELLIS_TRACE_ALLOC=1 prints every allocation and free with the live
+/// total to stderr: the way to see what makes up peak_tensor_bytes.
+static bool traceAllocations() {
+  static const bool enabled = std::getenv("TRELLIS_TRACE_ALLOC") != nullptr;
+  return enabled;
+}
+
 static void recordAllocation(void *ptr, size_t size) {
   AllocationTable &table = getTable();
   std::lock_guard<std::mutex> lock(table.mutex);
   table.sizes[ptr] = size;
   table.liveBytes += size;
   table.peakBytes = std::max(table.peakBytes, table.liveBytes);
+  if (traceAllocations())
+    std::fprintf(stderr, "alloc %zu live %llu\n", size,
+                 static_cast<unsigned long long>(table.liveBytes));
 }
 
 extern "C" void *_mlir_memref_to_llvm_alloc(size_t size) {
@@ -69,6 +81,9 @@ extern "C" void _mlir_memref_to_llvm_free(void *ptr) {
     if (it == table.sizes.end())
       return;
     table.liveBytes -= it->second;
+    if (traceAllocations())
+      std::fprintf(stderr, "free %zu live %llu\n", it->second,
+                   static_cast<unsigned long long>(table.liveBytes));
     table.sizes.erase(it);
   }
   std::free(ptr);

@@ -7,12 +7,12 @@ outputs, input gradients and weight gradients of the two.
 Block l (of `depth`): y1 = x1 + F_l(x2); y2 = x2 + G_l(y1), with
 F_l(c) = act(c·Wf_l + bf_l) and G_l(c) = act(c·Wg_l + bg_l); the reversible
 form writes it as half_residual, swap, half_residual, swap.
-Usage: make_stack.py DEPTH ACT OUT.mlir   (ACT: tanh | gelu | relu)
+Usage: make_stack.py DEPTH ACT OUT.mlir [BATCH WIDTH]   (ACT: tanh | gelu | relu)
 """
 import sys
 
 depth, act, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-B, D = 4, 16
+B, D = (int(sys.argv[4]), int(sys.argv[5])) if len(sys.argv) > 5 else (4, 16)
 T = f"tensor<{B}x{D}xf32>"
 W, V = f"tensor<{D}x{D}xf32>", f"tensor<{D}xf32>"
 weights = []
