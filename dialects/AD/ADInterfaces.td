@@ -35,4 +35,33 @@ def ReverseModeOpInterface : OpInterface<"ReverseModeOpInterface"> {
   ];
 }
 
+def InvertibleOpInterface : OpInterface<"InvertibleOpInterface"> {
+  let cppNamespace = "::trellis::ad";
+  let description = [{
+    An op whose inputs can be reconstructed from its outputs (a bijection,
+    such as a reversible residual stack). Its reverse pass needs no stored
+    inputs: given the outputs and their cotangents it emits the
+    reconstruction of the inputs together with their cotangents. Loops whose
+    body is such an op are differentiated without a tape: the reverse loop
+    reconstructs each iteration's state from the next one's.
+  }];
+  let methods = [
+    InterfaceMethod<
+      /*desc=*/"Emits the reconstruction of the op's inputs from `outputs` "
+               "and the cotangents of those inputs from `outputCotangents` "
+               "(null = zero). `captures` replaces values the op's regions "
+               "capture from above.",
+      /*retTy=*/"::llvm::LogicalResult",
+      /*methodName=*/"reverseFromOutputs",
+      /*args=*/(ins "::mlir::OpBuilder &":$builder,
+                    "::trellis::ad::ReverseContext &":$ctx,
+                    "::mlir::ValueRange":$outputs,
+                    "::mlir::ValueRange":$outputCotangents,
+                    "const ::mlir::IRMapping *":$captures,
+                    "::llvm::SmallVectorImpl<::mlir::Value> &":$inputs,
+                    "::llvm::SmallVectorImpl<::mlir::Value> &":$inputCotangents)
+    >
+  ];
+}
+
 #endif // TRELLIS_AD_INTERFACES

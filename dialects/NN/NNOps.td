@@ -310,7 +310,7 @@ def NN_ReversibleSwapOp : NN_DiffOp<"reversible_swap", [Pure, InferTypeOpAdaptor
 
 def NN_ReversibleSerialOp : NN_DiffOp<"reversible_serial", [
     InferTypeOpAdaptor, SingleBlockImplicitTerminator<"YieldOp">,
-    RecursiveMemoryEffects]> {
+    RecursiveMemoryEffects, DeclareOpInterfaceMethods<InvertibleOpInterface>]> {
   let summary = "a chain of reversible layers";
   let description = [{
     The body takes the operands as block arguments and holds reversible ops

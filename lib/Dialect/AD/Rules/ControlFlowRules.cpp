@@ -6,7 +6,9 @@
 // branches capture. scf.for (constant trip count): the forward loop is
 // rebuilt to record its carried values once per iteration, and a reverse
 // loop walks the iterations backwards, recomputing each body from its
-// recorded inputs.
+// recorded inputs — unless the body is an invertible step (a reversible
+// stack), in which case each iteration's state is reconstructed from the
+// next one's and nothing is recorded.
 //
 //===----------------------------------------------------------------------===//
 
@@ -161,6 +163,118 @@ Value peek(OpBuilder &b, Location loc, Value stack, Type type, Value index) {
                                         sizes, strides);
 }
 
+/// The invertible op of a loop whose every iteration maps the carried
+/// values through it (and computes nothing else from them): such a loop is
+/// reversed by reconstruction, without a tape.
+InvertibleOpInterface getInvertibleStep(scf::ForOp op) {
+  Block &body = *op.getBody();
+  InvertibleOpInterface step;
+  for (Operation &inner : body.without_terminator()) {
+    if (auto inv = dyn_cast<InvertibleOpInterface>(inner)) {
+      if (step)
+        return nullptr;
+      step = inv;
+    }
+  }
+  if (!step || step->getOperands() != ValueRange(op.getRegionIterArgs()) ||
+      body.getTerminator()->getOperands() != ValueRange(step->getResults()))
+    return nullptr;
+  for (BlockArgument arg : op.getRegionIterArgs())
+    if (!arg.hasOneUse() || !isFloatValue(arg))
+      return nullptr;
+  return step;
+}
+
+/// Reverses a loop of invertible steps: state_{j} is reconstructed from
+/// state_{j+1}, starting from the loop's results, so nothing per iteration
+/// is stored. The other ops of the body (those preparing the step's
+/// parameters from the induction variable and captured values, e.g.
+/// slicing stacked weights) are recomputed per iteration and differentiated.
+LogicalResult reverseInvertibleLoop(scf::ForOp op, InvertibleOpInterface step,
+                                    int64_t count, OpBuilder &b,
+                                    ReverseContext &ctx, ValueRange dres,
+                                    SmallVectorImpl<Value> &d) {
+  Location loc = op.getLoc();
+  Block &body = *op.getBody();
+  unsigned numCarried = op.getNumRegionIterArgs();
+  SmallVector<Value> captured = capturedFloats(op->getRegions());
+  SmallVector<Value> inits(op.getResults());
+  for (auto [result, cotangent] : llvm::zip(op.getResults(), dres))
+    inits.push_back(orZeros(b, loc, cotangent, result.getType()));
+  for (Value v : captured)
+    inits.push_back(zerosLike(b, loc, v.getType()));
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value last = arith::ConstantIndexOp::create(b, loc, count - 1);
+  Value total = arith::ConstantIndexOp::create(b, loc, count);
+  auto reverse = scf::ForOp::create(b, loc, zero, total, one, inits);
+  Block *loopBody = reverse.getBody();
+  if (!loopBody->empty() && loopBody->back().hasTrait<OpTrait::IsTerminator>())
+    loopBody->back().erase();
+  OpBuilder nb = OpBuilder::atBlockEnd(loopBody);
+  ValueRange iter = reverse.getRegionIterArgs();
+  Value j = arith::SubIOp::create(nb, loc, last, reverse.getInductionVar());
+  Value iv = arith::AddIOp::create(
+      nb, loc, op.getLowerBound(),
+      arith::MulIOp::create(nb, loc, j, op.getStep()));
+
+  IRMapping mapping;
+  mapping.map(op.getInductionVar(), iv);
+  SmallVector<Operation *> prepared;
+  for (Operation &inner : body.without_terminator())
+    if (&inner != step.getOperation())
+      prepared.push_back(nb.clone(inner, mapping));
+  ReverseSweep sweep;
+  SmallVector<Value> inputs, inputCots;
+  if (failed(step.reverseFromOutputs(nb, sweep, iter.take_front(numCarried),
+                                     iter.slice(numCarried, numCarried),
+                                     &mapping, inputs, inputCots)))
+    return failure();
+
+  // A layer's slice of a stacked parameter gets its cotangent added into
+  // that slice of the accumulator (O(slice), in place), instead of through
+  // extract_slice's rule, which would build and add a whole zero stack per
+  // iteration.
+  SmallVector<Value> accumulators(
+      iter.drop_front(2 * numCarried).begin(), iter.end());
+  SmallVector<Operation *> others;
+  for (Operation *clone : prepared) {
+    auto slice = dyn_cast<tensor::ExtractSliceOp>(clone);
+    auto pos = slice ? llvm::find(captured, slice.getSource()) : captured.end();
+    Value cotangent = slice ? sweep.lookup(slice.getResult()) : Value();
+    if (pos == captured.end() || !cotangent) {
+      others.push_back(clone);
+      continue;
+    }
+    Value &acc = accumulators[pos - captured.begin()];
+    Value current = tensor::ExtractSliceOp::create(
+        nb, loc, slice.getType(), acc, slice.getMixedOffsets(),
+        slice.getMixedSizes(), slice.getMixedStrides());
+    Value sum = arith::AddFOp::create(nb, loc, current, cotangent);
+    acc = tensor::InsertSliceOp::create(nb, loc, sum, acc,
+                                        slice.getMixedOffsets(),
+                                        slice.getMixedSizes(),
+                                        slice.getMixedStrides());
+  }
+  if (failed(sweep.reverse(nb, others)))
+    return failure();
+  SmallVector<Value> yields(inputs);
+  for (auto [i, c] : llvm::enumerate(inputCots))
+    yields.push_back(orZeros(nb, loc, c, inputs[i].getType()));
+  for (auto [c, v] : llvm::enumerate(captured)) {
+    Value add = sweep.lookup(v);
+    yields.push_back(add ? arith::AddFOp::create(nb, loc, accumulators[c], add)
+                               .getResult()
+                         : accumulators[c]);
+  }
+  scf::YieldOp::create(nb, loc, yields);
+  for (unsigned i = 0; i < numCarried; ++i)
+    d[3 + i] = reverse.getResult(numCarried + i);
+  for (auto [c, v] : llvm::enumerate(captured))
+    ctx.accumulate(v, reverse.getResult(2 * numCarried + c));
+  return success();
+}
+
 LogicalResult rule(scf::ForOp op, OpBuilder &b, ReverseContext &ctx,
                    ValueRange dres, SmallVectorImpl<Value> &d) {
   Location loc = op.getLoc();
@@ -169,6 +283,8 @@ LogicalResult rule(scf::ForOp op, OpBuilder &b, ReverseContext &ctx,
     return op.emitOpError("cannot be differentiated: the trip count must be "
                           "a constant");
   int64_t count = trips->getSExtValue();
+  if (InvertibleOpInterface step = getInvertibleStep(op))
+    return reverseInvertibleLoop(op, step, count, b, ctx, dres, d);
   for (Value v : op.getInitArgs())
     if (!isa<RankedTensorType, FloatType, IntegerType, IndexType>(v.getType()))
       return op.emitOpError("cannot be differentiated: carried values must "

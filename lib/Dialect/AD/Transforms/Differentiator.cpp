@@ -92,11 +92,14 @@ LogicalResult ReverseSweep::reverse(OpBuilder &b, ArrayRef<Operation *> ops) {
 
 FailureOr<SmallVector<Value>> ReverseSweep::recomputeAndReverse(
     OpBuilder &b, Block &body, ValueRange args, ValueRange yieldCotangents,
-    SmallVectorImpl<Value> *yielded) {
+    SmallVectorImpl<Value> *yielded, const IRMapping *captures) {
   // The recomputation starts from barriers: fresh values whose cotangents
   // are this body's contribution alone, and which keep CSE from merging the
   // recomputation into the forward computation.
   IRMapping mapping;
+  if (captures)
+    for (auto [from, to] : captures->getValueMap())
+      mapping.map(from, to);
   SmallVector<Value> barriers;
   for (auto [arg, value] : llvm::zip(body.getArguments(), args)) {
     barriers.push_back(

@@ -426,17 +426,17 @@ LogicalResult ReversibleHalfResidualOp::buildReverse(OpBuilder &b,
   return success();
 }
 
-/// reverse_and_grad for a reversible body: walks the body's ops backwards
-/// starting from its outputs, reconstructing each op's inputs from its
-/// outputs instead of reading stored activations, and propagating
-/// cotangents. For a half-residual y = x + F(c): r = F(c) is recomputed and
-/// differentiated in one go (dc += J_Fᵀ·dy, weight cotangents flow to the
-/// captured weights), then x = y − r. Nothing of the forward body is read.
-static LogicalResult reverseReversibleBody(OpBuilder &b, ReverseContext &ctx,
-                                           Block &body, ValueRange outputs,
-                                           ValueRange outputCotangents,
-                                           SmallVectorImpl<Value> &inputs,
-                                           SmallVectorImpl<Value> &inputCots) {
+// reverse_and_grad for a reversible body: walks the body's ops backwards
+// starting from its outputs, reconstructing each op's inputs from its
+// outputs instead of reading stored activations, and propagating
+// cotangents. For a half-residual y = x + F(c): r = F(c) is recomputed and
+// differentiated in one go (dc += J_Fᵀ·dy, weight cotangents flow to the
+// captured weights), then x = y − r. Nothing of the forward body is read.
+LogicalResult ReversibleSerialOp::reverseFromOutputs(
+    OpBuilder &b, ReverseContext &ctx, ValueRange outputs,
+    ValueRange outputCotangents, const IRMapping *captures,
+    SmallVectorImpl<Value> &inputs, SmallVectorImpl<Value> &inputCots) {
+  Block &body = getBody().front();
   llvm::DenseMap<Value, Value> known, cotangent;
   Operation *yield = body.getTerminator();
   for (auto [value, out, dout] :
@@ -471,7 +471,7 @@ static LogicalResult reverseReversibleBody(OpBuilder &b, ReverseContext &ctx,
       SmallVector<Value> dCtxOut = getCot(half.getResults().drop_front());
       SmallVector<Value> residual;
       FailureOr<SmallVector<Value>> fromBody = ctx.recomputeAndReverse(
-          b, half.getBody().front(), ctxOut, dAccOut, &residual);
+          b, half.getBody().front(), ctxOut, dAccOut, &residual, captures);
       if (failed(fromBody))
         return failure();
       Value accIn =
@@ -481,9 +481,9 @@ static LogicalResult reverseReversibleBody(OpBuilder &b, ReverseContext &ctx,
         set(c, ctxOut[i], sumOpt(b, half.getLoc(), dCtxOut[i], (*fromBody)[i]));
     } else if (auto serial = dyn_cast<ReversibleSerialOp>(op)) {
       SmallVector<Value> innerInputs, innerCots;
-      if (failed(reverseReversibleBody(
-              b, ctx, serial.getBody().front(), get(serial.getResults()),
-              getCot(serial.getResults()), innerInputs, innerCots)))
+      if (failed(serial.reverseFromOutputs(
+              b, ctx, get(serial.getResults()), getCot(serial.getResults()),
+              captures, innerInputs, innerCots)))
         return failure();
       for (auto [i, v] : llvm::enumerate(serial.getInputs()))
         set(v, innerInputs[i], innerCots[i]);
@@ -502,8 +502,8 @@ LogicalResult ReversibleSerialOp::buildReverse(OpBuilder &b,
   // Only the serial's outputs are read: its inputs and every activation of
   // its body are reconstructed block by block, in reverse.
   SmallVector<Value> inputs, cotangents;
-  if (failed(reverseReversibleBody(b, ctx, getBody().front(), getResults(),
-                                   dres, inputs, cotangents)))
+  if (failed(reverseFromOutputs(b, ctx, getResults(), dres, /*captures=*/nullptr,
+                                inputs, cotangents)))
     return failure();
   d.assign(cotangents.begin(), cotangents.end());
   return success();

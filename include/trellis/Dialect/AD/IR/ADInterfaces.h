@@ -9,6 +9,7 @@
 #define TRELLIS_DIALECT_AD_IR_ADINTERFACES_H
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OpDefinition.h"
 
 namespace trellis::ad {
@@ -28,11 +29,14 @@ public:
   /// seeded with `yieldCotangents` (one per yielded value, null = zero).
   /// Returns the cotangent of each argument (null when zero); cotangents of
   /// values the body captures are accumulated. `yielded` receives the
-  /// recomputed yielded values.
+  /// recomputed yielded values. `captures` replaces values the body captures
+  /// from above (e.g. by their recomputation in a reverse loop); their
+  /// cotangents then accumulate on the replacements.
   virtual llvm::FailureOr<llvm::SmallVector<mlir::Value>>
   recomputeAndReverse(mlir::OpBuilder &builder, mlir::Block &body,
                       mlir::ValueRange args, mlir::ValueRange yieldCotangents,
-                      llvm::SmallVectorImpl<mlir::Value> *yielded = nullptr) = 0;
+                      llvm::SmallVectorImpl<mlir::Value> *yielded = nullptr,
+                      const mlir::IRMapping *captures = nullptr) = 0;
 };
 
 } // namespace trellis::ad

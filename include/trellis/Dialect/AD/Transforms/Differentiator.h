@@ -33,7 +33,8 @@ public:
   llvm::FailureOr<llvm::SmallVector<mlir::Value>>
   recomputeAndReverse(mlir::OpBuilder &builder, mlir::Block &body,
                       mlir::ValueRange args, mlir::ValueRange yieldCotangents,
-                      llvm::SmallVectorImpl<mlir::Value> *yielded = nullptr) override;
+                      llvm::SmallVectorImpl<mlir::Value> *yielded = nullptr,
+                      const mlir::IRMapping *captures = nullptr) override;
 
   /// The accumulated cotangent of `value`, or null if it has none.
   mlir::Value lookup(mlir::Value value) const {
