@@ -110,7 +110,7 @@ def AD_CheckpointOp : AD_Op<"checkpoint", [
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    $inputs attr-dict `:` type($inputs) `->` type($results) $body
+    $inputs attr-dict (`:` type($inputs)^)? `->` type($results) $body
   }];
   let hasRegionVerifier = 1;
 }

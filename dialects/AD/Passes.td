@@ -43,4 +43,35 @@ def ADDifferentiate : Pass<"ad-differentiate", "::mlir::ModuleOp"> {
   ];
 }
 
+def ADRemat : Pass<"ad-remat", "::mlir::ModuleOp"> {
+  let summary = "Rematerialisation policies for differentiated layer chains";
+  let description = [{
+    Decides, for every function that an `ad.grad`, `ad.value_and_grad` or
+    `ad.vjp` differentiates, which activations the backward pass stores and
+    which it recomputes, by wrapping segments of the function's layer chain
+    in `ad.checkpoint` regions (run it before `ad-differentiate`). A layer is
+    a top-level op producing a float tensor (constants, `tensor.empty` and
+    fills do not count).
+
+    * `policy=store` (default): store every activation; nothing changes.
+    * `policy=every every=K`: checkpoint every K layers: only each segment's
+      outputs are stored, its internals are recomputed in the backward pass.
+    * `policy=budget budget=BYTES`: store everything if the chain's
+      activations fit in BYTES; otherwise choose the segment length whose
+      estimated peak (stored segment outputs plus one segment's internals
+      during its recomputation) is smallest, and report (as a remark) the
+      estimate and whether it fits. Every segment is recomputed once, so
+      any checkpointing costs one extra forward pass of the chain.
+  }];
+  let options = [
+    Option<"policy", "policy", "std::string", /*default=*/"\"store\"",
+           "store | every | budget">,
+    Option<"every", "every", "int64_t", /*default=*/"2",
+           "Layers per checkpointed segment (policy=every)">,
+    Option<"budget", "budget", "int64_t", /*default=*/"0",
+           "Activation memory budget in bytes (policy=budget)">
+  ];
+  let dependentDialects = ["::trellis::ad::ADDialect"];
+}
+
 #endif // TRELLIS_AD_PASSES

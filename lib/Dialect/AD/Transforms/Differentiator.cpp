@@ -19,6 +19,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Transforms/InliningUtils.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/ScopeExit.h"
 
 using namespace mlir;
@@ -106,6 +108,19 @@ FailureOr<SmallVector<Value>> ReverseSweep::recomputeAndReverse(
         BarrierOp::create(b, value.getLoc(), value.getType(), value));
     mapping.map(arg, barriers.back());
   }
+  // Values the body captures from above go through barriers too: without
+  // them a recomputation that reads only captured values would be
+  // identical to the forward ops and CSE would merge the two.
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(*body.getParent(), captured);
+  SmallVector<std::pair<Value, Value>> capturedBarriers;
+  for (Value v : captured) {
+    if (mapping.contains(v))
+      continue;
+    Value barrier = BarrierOp::create(b, v.getLoc(), v.getType(), v);
+    mapping.map(v, barrier);
+    capturedBarriers.emplace_back(v, barrier);
+  }
   SmallVector<Operation *> clones;
   for (Operation &op : body.without_terminator())
     clones.push_back(b.clone(op, mapping));
@@ -120,6 +135,8 @@ FailureOr<SmallVector<Value>> ReverseSweep::recomputeAndReverse(
   }
   if (failed(reverse(b, clones)))
     return failure();
+  for (auto [value, barrier] : capturedBarriers)
+    seed(b, value, lookup(barrier));
   return llvm::map_to_vector(barriers, [&](Value v) { return lookup(v); });
 }
 
