@@ -1,0 +1,137 @@
+#!/usr/bin/python3
+"""Reversible vs stored-activation training step of a Reformer-style stack.
+
+The stack of BENCHMARKS.md: x1, x2 of B×S×D; F and G = LayerNorm → Dense
+D→H → ReLU → Dense H→D; depth L. Both variants are the depth-scalable loop
+form (weights stacked along L): the stored one with ordinary residual adds
+(its AD tapes the loop), the reversible one with reversible_half_residual /
+reversible_swap (reconstructed in the backward pass). Each entry computes
+the VJP (outputs, input and weight gradients).
+
+For every depth it prints peak_tensor_bytes of both, their growth, compile_ms
+and the median step time over --repeat, run alternately, and the time ratio
+reversible/stored (PyTorch's manual reversible: 1.33–1.43; ideal 4/3).
+Not a test: the numbers depend on the machine.
+
+Usage: bench/rev_stack.py [--depths 2,8,32] [--batch 8 --seq 128 --dim 256 --hidden 1024]
+                          [--repeat 3] [--build build]
+"""
+import argparse
+import json
+import os
+import subprocess
+import tempfile
+
+import numpy as np
+
+
+def model_text(L, B, D, H):
+    T, W1, W2 = f"tensor<{B}x{D}xf32>", f"tensor<{D}x{H}xf32>", f"tensor<{H}x{D}xf32>"
+    S1, S2, SD, SH = (f"tensor<{L}x{D}x{H}xf32>", f"tensor<{L}x{H}x{D}xf32>",
+                      f"tensor<{L}x{D}xf32>", f"tensor<{L}x{H}xf32>")
+    VD, VH = f"tensor<{D}xf32>", f"tensor<{H}xf32>"
+    params = []
+    for half in "fg":
+        params += [(f"s{half}", SD, VD), (f"o{half}", SD, VD), (f"w{half}1", S1, W1),
+                   (f"b{half}1", SH, VH), (f"w{half}2", S2, W2), (f"b{half}2", SD, VD)]
+    sig = ", ".join([f"%x1: {T}", f"%x2: {T}"] + [f"%{n}: {st}" for n, st, _ in params])
+    types = ", ".join([T, T] + [st for _, st, _ in params])
+
+    def slices():
+        out = []
+        for n, st, t in params:
+            rank = len(st.split("x")) - 1
+            offs = ", ".join(["%l"] + ["0"] * (rank - 1))
+            sizes = ", ".join(["1"] + st[len("tensor<"):-len("xf32>")].split("x")[1:])
+            out.append(f"    %{n}_l = tensor.extract_slice %{n}[{offs}] [{sizes}] "
+                       f"[{', '.join(['1'] * rank)}] : {st} to {t}")
+        return "\n".join(out)
+
+    def residual(ind, arg, h, res):
+        return (f"{ind}%{res}_n = nn.layer_norm %{arg}, %s{h}_l, %o{h}_l : ({T}, {VD}, {VD}) -> {T}\n"
+                f"{ind}%{res}_a = nn.dense %{res}_n, %w{h}1_l, %b{h}1_l : ({T}, {W1}, {VH}) -> "
+                f"tensor<{B}x{H}xf32>\n"
+                f"{ind}%{res}_r = nn.relu %{res}_a : tensor<{B}x{H}xf32>\n"
+                f"{ind}%{res} = nn.dense %{res}_r, %w{h}2_l, %b{h}2_l : (tensor<{B}x{H}xf32>, {W2}, {VD}) -> {T}")
+
+    head = (f"  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n"
+            f"  %cL = arith.constant {L} : index\n"
+            f"  %y:2 = scf.for %l = %c0 to %cL step %c1 iter_args(%a = %x1, %c = %x2) -> ({T}, {T}) {{\n"
+            + slices())
+    stored = (f"func.func @stored({sig}) -> ({T}, {T}) {{\n{head}\n"
+              f"{residual('    ', 'c', 'f', 'f')}\n    %a2 = arith.addf %a, %f : {T}\n"
+              f"{residual('    ', 'a2', 'g', 'g')}\n    %c2 = arith.addf %c, %g : {T}\n"
+              f"    scf.yield %a2, %c2 : {T}, {T}\n  }}\n  return %y#0, %y#1 : {T}, {T}\n}}")
+    reversible = (f"func.func @reversible({sig}) -> ({T}, {T}) {{\n{head}\n"
+                  f"    %r:2 = nn.reversible_serial %a, %c : {T}, {T} {{\n"
+                  f"    ^bb0(%i1: {T}, %i2: {T}):\n"
+                  f"      %h:2 = nn.reversible_half_residual %i1, %i2 : {T}, {T} {{\n"
+                  f"      ^bb0(%u: {T}):\n{residual('        ', 'u', 'f', 'f')}\n"
+                  f"        nn.yield %f : {T}\n      }}\n"
+                  f"      %s:2 = nn.reversible_swap %h#0, %h#1 : {T}, {T}\n"
+                  f"      %k:2 = nn.reversible_half_residual %s#0, %s#1 : {T}, {T} {{\n"
+                  f"      ^bb0(%u: {T}):\n{residual('        ', 'u', 'g', 'g')}\n"
+                  f"        nn.yield %g : {T}\n      }}\n"
+                  f"      %s2:2 = nn.reversible_swap %k#0, %k#1 : {T}, {T}\n"
+                  f"      nn.yield %s2#0, %s2#1 : {T}, {T}\n    }}\n"
+                  f"    scf.yield %r#0, %r#1 : {T}, {T}\n  }}\n  return %y#0, %y#1 : {T}, {T}\n}}")
+    n = 2 + len(params)
+    res = ", ".join([T, T] + [T, T] + [st for _, st, _ in params])
+    names = ", ".join(["%x1", "%x2"] + [f"%{p}" for p, _, _ in params])
+    vjps = [f"func.func @{v}_vjp({sig}, %dy1: {T}, %dy2: {T}) -> ({res}) {{\n"
+            f"  %r:{n + 2} = ad.vjp @{v}({names}, %dy1, %dy2) : ({types}, {T}, {T}) -> ({res})\n"
+            f"  return {', '.join(f'%r#{i}' for i in range(n + 2))} : {res}\n}}"
+            for v in ("stored", "reversible")]
+    return "\n".join([stored, reversible] + vjps) + "\n", params
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--depths", default="2,8,32")
+    p.add_argument("--batch", type=int, default=8)
+    p.add_argument("--seq", type=int, default=128)
+    p.add_argument("--dim", type=int, default=256)
+    p.add_argument("--hidden", type=int, default=1024)
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--build", default=os.path.join(os.path.dirname(__file__), "..", "build"))
+    a = p.parse_args()
+    run = os.path.join(a.build, "bin", "trellis-run")
+    B, D, H = a.batch * a.seq, a.dim, a.hidden
+    work = tempfile.mkdtemp(prefix="rev_stack.")
+    rows, peaks = [], {}
+    for L in [int(d) for d in a.depths.split(",")]:
+        text, params = model_text(L, B, D, H)
+        model = f"{work}/stack{L}.mlir"
+        open(model, "w").write(text)
+        rng = np.random.default_rng(L)
+        arrays = [rng.normal(size=(B, D)), rng.normal(size=(B, D))]
+        for name, st, _ in params:
+            shape = [int(s) for s in st[len("tensor<"):-len("xf32>")].split("x")]
+            scale = 1.0 if name[0] == "s" else (0.0 if name[0] in "ob" else 1 / np.sqrt(shape[-2]))
+            arrays.append(scale * rng.normal(size=shape) if scale else np.zeros(shape))
+        arrays += [rng.normal(size=(B, D)), rng.normal(size=(B, D))]
+        inputs = []
+        for i, arr in enumerate(arrays):
+            np.save(f"{work}/L{L}_{i}.npy", arr.astype(np.float32))
+            inputs.append(f"--input={work}/L{L}_{i}.npy")
+        stats = {}
+        for entry in ("stored_vjp", "reversible_vjp"):
+            r = subprocess.run([run, model, f"--entry={entry}", "--stats", f"--repeat={a.repeat}",
+                                f"--output-dir={work}/out"] + inputs, capture_output=True, text=True)
+            if r.returncode != 0:
+                raise SystemExit(r.stderr)
+            stats[entry] = json.loads([l for l in r.stdout.splitlines() if l.startswith("{")][-1])
+            peaks[entry, L] = stats[entry]["peak_tensor_bytes"]
+        s, v = stats["stored_vjp"], stats["reversible_vjp"]
+        rows.append((L, s["peak_tensor_bytes"], v["peak_tensor_bytes"], s["compile_ms"],
+                     v["compile_ms"], s["run_ms"], v["run_ms"], v["run_ms"] / s["run_ms"]))
+    print(f"Reformer-style stack, B·S={B}, D={D}, H={H} (medians of {a.repeat} runs)")
+    print(f"{'L':>4} {'stored peak MiB':>16} {'rev. peak MiB':>14} {'compile ms s/r':>16} "
+          f"{'step ms stored':>15} {'step ms rev.':>13} {'time rev/stored':>16}")
+    for L, ps, pv, cs, cv, ts, tv, ratio in rows:
+        print(f"{L:>4} {ps / 2**20:>16.1f} {pv / 2**20:>14.1f} {cs:>7.0f}/{cv:<8.0f} "
+              f"{ts:>15.1f} {tv:>13.1f} {ratio:>16.2f}")
+
+
+if __name__ == "__main__":
+    main()
