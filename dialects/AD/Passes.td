@@ -74,4 +74,18 @@ def ADRemat : Pass<"ad-remat", "::mlir::ModuleOp"> {
   let dependentDialects = ["::trellis::ad::ADDialect"];
 }
 
+def ADBuildInverse : Pass<"ad-build-inverse", "::mlir::ModuleOp"> {
+  let summary = "Generate the inverse of functions made of an invertible op";
+  let description = [{
+    For each function `@f` whose results are exactly the results of one
+    invertible op (`InvertibleOpInterface`, e.g. `nn.reversible_serial`) or
+    of an `scf.for` whose body is one invertible step, and whose state
+    operands are leading function arguments, generates `@f__inverse` with the
+    same signature that maps the results back to those arguments, by the
+    same reconstruction the reverse sweep performs. Used to measure
+    reconstruction drift (`x_rec − x`) and to invert reversible networks.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
+}
+
 #endif // TRELLIS_AD_PASSES
