@@ -2,7 +2,7 @@
 
 #include "trellis/Dialect/AD/IR/AD.h"
 
-#include "mlir/Transforms/InliningUtils.h"
+#include "trellis/Utils/Inlining.h"
 
 using namespace mlir;
 using namespace trellis::ad;
@@ -10,20 +10,8 @@ using namespace trellis::ad;
 #include "trellis/Dialect/AD/IR/ADDialect.cpp.inc"
 #include "trellis/Dialect/AD/IR/ADInterfaces.cpp.inc"
 
-namespace {
-struct ADInlinerInterface : DialectInlinerInterface {
-  using DialectInlinerInterface::DialectInlinerInterface;
-  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
-    return true;
-  }
-  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final {
-    return true;
-  }
-};
-} // namespace
-
 void ADDialect::initialize() {
-  addInterfaces<ADInlinerInterface>();
+  addInterfaces<trellis::AlwaysInlinableInterface>();
   addOperations<
 #define GET_OP_LIST
 #include "trellis/Dialect/AD/IR/ADOps.cpp.inc"

@@ -203,20 +203,12 @@ LogicalResult reverseInvertibleLoop(scf::ForOp op, InvertibleOpInterface step,
     inits.push_back(orZeros(b, loc, cotangent, result.getType()));
   for (Value v : captured)
     inits.push_back(zerosLike(b, loc, v.getType()));
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value last = arith::ConstantIndexOp::create(b, loc, count - 1);
-  Value total = arith::ConstantIndexOp::create(b, loc, count);
-  auto reverse = scf::ForOp::create(b, loc, zero, total, one, inits);
-  Block *loopBody = reverse.getBody();
-  if (!loopBody->empty() && loopBody->back().hasTrait<OpTrait::IsTerminator>())
-    loopBody->back().erase();
-  OpBuilder nb = OpBuilder::atBlockEnd(loopBody);
+  ReverseLoop rl = buildReverseLoop(b, loc, count, op.getLowerBound(),
+                                    op.getStep(), inits);
+  scf::ForOp reverse = rl.loop;
+  OpBuilder &nb = rl.body;
+  Value iv = rl.iv;
   ValueRange iter = reverse.getRegionIterArgs();
-  Value j = arith::SubIOp::create(nb, loc, last, reverse.getInductionVar());
-  Value iv = arith::AddIOp::create(
-      nb, loc, op.getLowerBound(),
-      arith::MulIOp::create(nb, loc, j, op.getStep()));
 
   IRMapping mapping;
   mapping.map(op.getInductionVar(), iv);
@@ -334,24 +326,13 @@ LogicalResult rule(scf::ForOp op, OpBuilder &b, ReverseContext &ctx,
             : zerosLike(b, loc, result.getType()));
   for (Value v : captured)
     carriedInit.push_back(zerosLike(b, loc, v.getType()));
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value last = arith::ConstantIndexOp::create(b, loc, count - 1);
-  Value total = arith::ConstantIndexOp::create(b, loc, count);
-  // The loop is created empty and filled afterwards: rules that look up
-  // symbols (calls) need the body to be attached to the module already.
-  auto reverse = scf::ForOp::create(b, loc, zero, total, one, carriedInit);
+  ReverseLoop rl = buildReverseLoop(b, loc, count, lb, step, carriedInit);
+  scf::ForOp reverse = rl.loop;
   {
-    Block *loopBody = reverse.getBody();
-    if (!loopBody->empty() && loopBody->back().hasTrait<OpTrait::IsTerminator>())
-      loopBody->back().erase();
-    OpBuilder nb = OpBuilder::atBlockEnd(loopBody);
+    OpBuilder &nb = rl.body;
     Location nl = loc;
-    Value k = reverse.getInductionVar();
+    Value iv = rl.iv, j = rl.index;
     ValueRange iter = reverse.getRegionIterArgs();
-    Value j = arith::SubIOp::create(nb, nl, last, k);
-    Value iv = arith::AddIOp::create(nb, nl, lb,
-                                     arith::MulIOp::create(nb, nl, j, step));
     SmallVector<Value> args{iv};
     for (unsigned i = 0; i < numCarried; ++i)
       args.push_back(peek(nb, nl, taped.getResult(numCarried + i),

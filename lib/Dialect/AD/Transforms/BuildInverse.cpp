@@ -71,20 +71,12 @@ FailureOr<SmallVector<Value>> invert(OpBuilder &b, Operation *op,
   auto loop = cast<scf::ForOp>(op);
   Location loc = loop.getLoc();
   int64_t count = loop.getStaticTripCount()->getSExtValue();
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value last = arith::ConstantIndexOp::create(b, loc, count - 1);
-  Value total = arith::ConstantIndexOp::create(b, loc, count);
-  auto reverse = scf::ForOp::create(b, loc, zero, total, one, outputs);
-  Block *body = reverse.getBody();
-  if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
-    body->back().erase();
-  OpBuilder nb = OpBuilder::atBlockEnd(body);
-  Value j = arith::SubIOp::create(nb, loc, last, reverse.getInductionVar());
-  Value iv = arith::AddIOp::create(
-      nb, loc, mapping.lookupOrDefault(loop.getLowerBound()),
-      arith::MulIOp::create(nb, loc, j,
-                            mapping.lookupOrDefault(loop.getStep())));
+  ReverseLoop rl = buildReverseLoop(
+      b, loc, count, mapping.lookupOrDefault(loop.getLowerBound()),
+      mapping.lookupOrDefault(loop.getStep()), outputs);
+  scf::ForOp reverse = rl.loop;
+  OpBuilder &nb = rl.body;
+  Value iv = rl.iv;
   IRMapping inner = mapping;
   inner.map(loop.getInductionVar(), iv);
   InvertibleOpInterface step;

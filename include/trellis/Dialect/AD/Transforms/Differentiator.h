@@ -12,6 +12,7 @@
 #include "trellis/Dialect/AD/IR/ADInterfaces.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/DenseMap.h"
 
 namespace trellis::ad {
@@ -53,6 +54,23 @@ private:
   llvm::DenseMap<mlir::Value, mlir::Value> cotangents;
   mlir::OpBuilder *builder = nullptr;
 };
+
+/// A loop that visits the iterations of a forward `scf.for` (constant
+/// trip count `count`, bounds `lb`/`step`) backwards, carrying `inits`.
+/// `body` builds at the end of its (terminator-less) body; `iv` is the
+/// forward induction variable of the iteration being visited and `index`
+/// its position (0 for the first forward iteration). The loop is
+/// created before its body is filled, so ops cloned into it are already
+/// attached to the module (rules of calls look up symbols).
+struct ReverseLoop {
+  mlir::scf::ForOp loop;
+  mlir::OpBuilder body;
+  mlir::Value iv;
+  mlir::Value index;
+};
+ReverseLoop buildReverseLoop(mlir::OpBuilder &builder, mlir::Location loc,
+                             int64_t count, mlir::Value lb, mlir::Value step,
+                             mlir::ValueRange inits);
 
 /// Generates, next to `callee`, a private function computing the derivative
 /// `kind` of `callee` with respect to the arguments `argnums` (ignored for
