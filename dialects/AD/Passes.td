@@ -36,6 +36,7 @@ def ADDifferentiate : Pass<"ad-differentiate", "::mlir::ModuleOp"> {
            "function, which recomputes the callee's forward pass">
   ];
   let dependentDialects = [
+    "::trellis::ad::ADDialect",
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
     "mlir::scf::SCFDialect",
     "mlir::linalg::LinalgDialect", "mlir::math::MathDialect",
@@ -85,7 +86,10 @@ def ADBuildInverse : Pass<"ad-build-inverse", "::mlir::ModuleOp"> {
     same reconstruction the reverse sweep performs. Used to measure
     reconstruction drift (`x_rec − x`) and to invert reversible networks.
   }];
-  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
+  let dependentDialects = [
+    "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",
+    "::trellis::ad::ADDialect"
+  ];
 }
 
 #endif // TRELLIS_AD_PASSES
