@@ -3,9 +3,10 @@
 
 The stack of BENCHMARKS.md: x1, x2 of B×S×D; F and G = LayerNorm → Dense
 D→H → ReLU → Dense H→D; depth L. Both variants are the depth-scalable loop
-form (weights stacked along L): the stored one with ordinary residual adds
-(its AD tapes the loop), the reversible one with reversible_half_residual /
-reversible_swap (reconstructed in the backward pass). Each entry computes
+form (weights stacked along L): the "stored" one with ordinary residual adds
+(its AD tapes the loop's carried values and recomputes each iteration's
+body), the reversible one with reversible_half_residual / reversible_swap
+(nothing taped: states reconstructed in the backward pass). Each entry computes
 the VJP (outputs, input and weight gradients).
 
 For every depth it prints peak_tensor_bytes of both, their growth, compile_ms
