@@ -86,6 +86,47 @@ def model_text(L, B, D, H):
     return "\n".join([stored, reversible] + vjps) + "\n", params
 
 
+def unrolled_text(L, B, D, H):
+    """The same math unrolled, per-layer weights, ordinary residual adds: the
+    AD stores every activation (PyTorch autograd's behaviour)."""
+    T = f"tensor<{B}x{D}xf32>"
+    W1, W2, VD, VH = (f"tensor<{D}x{H}xf32>", f"tensor<{H}x{D}xf32>",
+                      f"tensor<{D}xf32>", f"tensor<{H}xf32>")
+    names, types = [], []
+    for l in range(L):
+        for half in "fg":
+            for n, t in ((f"s{half}", VD), (f"o{half}", VD), (f"w{half}1", W1),
+                         (f"b{half}1", VH), (f"w{half}2", W2), (f"b{half}2", VD)):
+                names.append(f"{n}_{l}")
+                types.append(t)
+    sig = ", ".join([f"%x1: {T}", f"%x2: {T}"] + [f"%{n}: {t}" for n, t in zip(names, types)])
+    lines = [f"func.func @unrolled({sig}) -> ({T}, {T}) {{"]
+    a, c = "x1", "x2"
+    for l in range(L):
+        for half, (inp, acc) in (("f", (None, None)), ("g", (None, None))):
+            src = c if half == "f" else a
+            r = f"{half}{l}"
+            lines += [f"  %{r}_n = nn.layer_norm %{src}, %s{half}_{l}, %o{half}_{l} : ({T}, {VD}, {VD}) -> {T}",
+                      f"  %{r}_a = nn.dense %{r}_n, %w{half}1_{l}, %b{half}1_{l} : ({T}, {W1}, {VH}) -> tensor<{B}x{H}xf32>",
+                      f"  %{r}_r = nn.relu %{r}_a : tensor<{B}x{H}xf32>",
+                      f"  %{r} = nn.dense %{r}_r, %w{half}2_{l}, %b{half}2_{l} : (tensor<{B}x{H}xf32>, {W2}, {VD}) -> {T}"]
+            if half == "f":
+                lines.append(f"  %a{l} = arith.addf %{a}, %{r} : {T}")
+                a = f"a{l}"
+            else:
+                lines.append(f"  %c{l} = arith.addf %{c}, %{r} : {T}")
+                c = f"c{l}"
+    lines.append(f"  return %{a}, %{c} : {T}, {T}\n}}")
+    n = 2 + len(names)
+    res = ", ".join([T, T, T, T] + types)
+    all_types = ", ".join([T, T] + types)
+    call = ", ".join(["%x1", "%x2"] + [f"%{x}" for x in names])
+    lines.append(f"func.func @unrolled_vjp({sig}, %dy1: {T}, %dy2: {T}) -> ({res}) {{\n"
+                 f"  %r:{n + 2} = ad.vjp @unrolled({call}, %dy1, %dy2) : ({all_types}, {T}, {T}) -> ({res})\n"
+                 f"  return {', '.join(f'%r#{i}' for i in range(n + 2))} : {res}\n}}")
+    return "\n".join(lines) + "\n"
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--depths", default="2,8,32")
@@ -115,7 +156,22 @@ def main():
         for i, arr in enumerate(arrays):
             np.save(f"{work}/L{L}_{i}.npy", arr.astype(np.float32))
             inputs.append(f"--input={work}/L{L}_{i}.npy")
+        # Per-layer inputs of the unrolled variant: slices of the stacks.
+        unrolled_inputs = inputs[:2]
+        for l in range(L):
+            for k in range(len(params)):
+                path = f"{work}/L{L}_u{l}_{k}.npy"
+                np.save(path, arrays[2 + k][l].astype(np.float32))
+                unrolled_inputs.append(f"--input={path}")
+        unrolled_inputs += inputs[-2:]
+        unrolled = f"{work}/unrolled{L}.mlir"
+        open(unrolled, "w").write(unrolled_text(L, B, D, H))
         stats = {}
+        r = subprocess.run([run, unrolled, "--entry=unrolled_vjp", "--stats", f"--repeat={a.repeat}",
+                            f"--output-dir={work}/out"] + unrolled_inputs, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise SystemExit(r.stderr)
+        stats["unrolled"] = json.loads([l for l in r.stdout.splitlines() if l.startswith("{")][-1])
         for entry in ("stored_vjp", "reversible_vjp"):
             r = subprocess.run([run, model, f"--entry={entry}", "--stats", f"--repeat={a.repeat}",
                                 f"--output-dir={work}/out"] + inputs, capture_output=True, text=True)
@@ -123,15 +179,19 @@ def main():
                 raise SystemExit(r.stderr)
             stats[entry] = json.loads([l for l in r.stdout.splitlines() if l.startswith("{")][-1])
             peaks[entry, L] = stats[entry]["peak_tensor_bytes"]
-        s, v = stats["stored_vjp"], stats["reversible_vjp"]
-        rows.append((L, s["peak_tensor_bytes"], v["peak_tensor_bytes"], s["compile_ms"],
-                     v["compile_ms"], s["run_ms"], v["run_ms"], v["run_ms"] / s["run_ms"]))
+        u, s, v = stats["unrolled"], stats["stored_vjp"], stats["reversible_vjp"]
+        rows.append((L, u, s, v))
     print(f"Reformer-style stack, B·S={B}, D={D}, H={H} (medians of {a.repeat} runs)")
-    print(f"{'L':>4} {'stored peak MiB':>16} {'rev. peak MiB':>14} {'compile ms s/r':>16} "
-          f"{'step ms stored':>15} {'step ms rev.':>13} {'time rev/stored':>16}")
-    for L, ps, pv, cs, cv, ts, tv, ratio in rows:
-        print(f"{L:>4} {ps / 2**20:>16.1f} {pv / 2**20:>14.1f} {cs:>7.0f}/{cv:<8.0f} "
-              f"{ts:>15.1f} {tv:>13.1f} {ratio:>16.2f}")
+    print("stored = unrolled, every activation stored; taped = loop form, carried values "
+          "stored and bodies recomputed; reversible = loop form, reconstructed")
+    print(f"{'L':>4} {'peak MiB stored/taped/rev':>27} {'compile ms s/t/r':>20} "
+          f"{'step ms stored/taped/rev':>28} {'rev/stored':>11} {'rev/taped':>10}")
+    for L, u, s, v in rows:
+        mib = lambda x: x["peak_tensor_bytes"] / 2**20
+        print(f"{L:>4} {mib(u):>9.1f}/{mib(s):>7.1f}/{mib(v):>7.1f} "
+              f"{u['compile_ms']:>7.0f}/{s['compile_ms']:>5.0f}/{v['compile_ms']:>5.0f} "
+              f"{u['run_ms']:>10.1f}/{s['run_ms']:>8.1f}/{v['run_ms']:>8.1f} "
+              f"{v['run_ms'] / u['run_ms']:>11.2f} {v['run_ms'] / s['run_ms']:>10.2f}")
 
 
 if __name__ == "__main__":
