@@ -2,19 +2,19 @@
 // difference.
 // REQUIRES: numpy
 // RUN: %python -c "import numpy as np; np.save('%t.x.npy', np.linspace(-2, 2, 6, dtype=np.float32).reshape(2, 3))"
-// RUN: trellis-equiv %s --entry=ref --test-entry=same --input=%t.x.npy --labels=y,z | FileCheck %s --check-prefix=SAME
-// RUN: not trellis-equiv %s --entry=ref --test-entry=shifted --input=%t.x.npy --rtol=1e-3 --atol=1e-3 | FileCheck %s --check-prefix=DIFF
-// RUN: trellis-equiv %s --entry=ref --test-entry=shifted --input=%t.x.npy --atol=0.02 | FileCheck %s --check-prefix=LOOSE
-// RUN: not trellis-equiv %s --entry=ref --test-entry=fewer --input=%t.x.npy 2>&1 | FileCheck %s --check-prefix=COUNT
+// RUN: trellis-equiv %s --entry=ref --test-entry=same --input=%t.x.npy --labels=y,z | FileCheck %s --check-prefix=CHECK-SAME
+// RUN: not trellis-equiv %s --entry=ref --test-entry=shifted --input=%t.x.npy --rtol=1e-3 --atol=1e-3 | FileCheck %s --check-prefix=CHECK-DIFF
+// RUN: trellis-equiv %s --entry=ref --test-entry=shifted --input=%t.x.npy --atol=0.02 | FileCheck %s --check-prefix=CHECK-LOOSE
+// RUN: not trellis-equiv %s --entry=ref --test-entry=fewer --input=%t.x.npy 2>&1 | FileCheck %s --check-prefix=CHECK-COUNT
 
-// SAME: ok   result 0 (y): max abs error 0.000e+00
-// SAME: ok   result 1 (z):
-// SAME: equivalent (rtol 0.001, atol 0.001)
-// DIFF: ok   result 0:
-// DIFF: FAIL result 1: max abs error 1.000e-02, {{.*}} worst at [0, 0] ref 0.0183156393 test 0.0283156391
-// DIFF: NOT equivalent
-// LOOSE: equivalent (rtol 0.001, atol 0.02)
-// COUNT: trellis-equiv: error: the reference returns 2 result(s), the test 1
+// CHECK-SAME: ok   result 0 (y): max abs error 0.000e+00
+// CHECK-SAME: ok   result 1 (z):
+// CHECK-SAME: equivalent (rtol 0.001, atol 0.001)
+// CHECK-DIFF: ok   result 0:
+// CHECK-DIFF: FAIL result 1: max abs error 1.000e-02, {{.*}} worst at [0, 0] ref 0.0183156393 test 0.0283156391
+// CHECK-DIFF: NOT equivalent
+// CHECK-LOOSE: equivalent (rtol 0.001, atol 0.02)
+// CHECK-COUNT: trellis-equiv: error: the reference returns 2 result(s), the test 1
 
 func.func @ref(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
   %y = nn.tanh %x : tensor<2x3xf32>

@@ -1,25 +1,25 @@
-// RUN: trellis-opt %s -split-input-file --ad-remat="policy=every every=2" | FileCheck %s --check-prefix=EVERY
-// RUN: trellis-opt %s -split-input-file --ad-remat="policy=budget budget=1000000" 2>&1 | FileCheck %s --check-prefix=ROOMY
-// RUN: trellis-opt %s -split-input-file --ad-remat="policy=budget budget=40000" 2>&1 | FileCheck %s --check-prefix=TIGHT
-// RUN: trellis-opt %s -split-input-file --ad-remat | FileCheck %s --check-prefix=STORE
-// RUN: not trellis-opt %s -split-input-file --ad-remat="policy=sometimes" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: trellis-opt %s -split-input-file --ad-remat="policy=every every=2" | FileCheck %s --check-prefix=CHECK-EVERY
+// RUN: trellis-opt %s -split-input-file --ad-remat="policy=budget budget=1000000" 2>&1 | FileCheck %s --check-prefix=CHECK-ROOMY
+// RUN: trellis-opt %s -split-input-file --ad-remat="policy=budget budget=40000" 2>&1 | FileCheck %s --check-prefix=CHECK-TIGHT
+// RUN: trellis-opt %s -split-input-file --ad-remat | FileCheck %s --check-prefix=CHECK-STORE
+// RUN: not trellis-opt %s -split-input-file --ad-remat="policy=sometimes" 2>&1 | FileCheck %s --check-prefix=CHECK-BAD
 
 // Four layers of 16 KiB each (dense, tanh, dense, tanh), then the loss.
-// EVERY-LABEL: func.func @chain
-// EVERY: %[[A:.*]] = ad.checkpoint {policy = "remat"} -> tensor<256x16xf32> {
-// EVERY:   nn.dense %{{.*}}, %{{.*}}, %{{.*}}
-// EVERY:   %[[T:.*]] = nn.tanh
-// EVERY:   ad.yield %[[T]]
-// EVERY: %[[B:.*]] = ad.checkpoint {policy = "remat"} -> tensor<256x16xf32> {
-// EVERY:   nn.dense %[[A]]
-// EVERY: nn.mean %[[B]]
+// CHECK-EVERY-LABEL: func.func @chain
+// CHECK-EVERY: %[[A:.*]] = ad.checkpoint {policy = "remat"} -> tensor<256x16xf32> {
+// CHECK-EVERY:   nn.dense %{{.*}}, %{{.*}}, %{{.*}}
+// CHECK-EVERY:   %[[T:.*]] = nn.tanh
+// CHECK-EVERY:   ad.yield %[[T]]
+// CHECK-EVERY: %[[B:.*]] = ad.checkpoint {policy = "remat"} -> tensor<256x16xf32> {
+// CHECK-EVERY:   nn.dense %[[A]]
+// CHECK-EVERY: nn.mean %[[B]]
 // Functions that nothing differentiates are left alone.
-// EVERY-LABEL: func.func @not_differentiated
-// EVERY-NOT: ad.checkpoint
-// ROOMY: remark: ad-remat: activations (65540 bytes) fit in the budget of 1000000 bytes; all stored
-// TIGHT: remark: ad-remat: no segment length lowers the estimated activation peak below storing everything (65540 bytes), which is above the budget of 40000 bytes; all stored
-// STORE-NOT: ad.checkpoint
-// BAD: ad-remat: unknown policy 'sometimes' (expected store, every or budget)
+// CHECK-EVERY-LABEL: func.func @not_differentiated
+// CHECK-EVERY-NOT: ad.checkpoint
+// CHECK-ROOMY: remark: ad-remat: activations (65540 bytes) fit in the budget of 1000000 bytes; all stored
+// CHECK-TIGHT: remark: ad-remat: no segment length lowers the estimated activation peak below storing everything (65540 bytes), which is above the budget of 40000 bytes; all stored
+// CHECK-STORE-NOT: ad.checkpoint
+// CHECK-BAD: ad-remat: unknown policy 'sometimes' (expected store, every or budget)
 func.func @chain(%x: tensor<256x16xf32>, %w: tensor<16x16xf32>, %b: tensor<16xf32>) -> tensor<f32> {
   %d0 = nn.dense %x, %w, %b : (tensor<256x16xf32>, tensor<16x16xf32>, tensor<16xf32>) -> tensor<256x16xf32>
   %h0 = nn.tanh %d0 : tensor<256x16xf32>

@@ -7,8 +7,8 @@
 // RUN: %python %S/npy_tool.py save %t/v.npy "np.array([1, 2, 3, 4], np.float32)"
 //
 // RUN: trellis-run %s --entry=increment --input=%t/v.npy --repeat=5 --stats --output-dir=%t/inc > %t/inc.txt
-// RUN: FileCheck %s --check-prefix=JSON < %t/inc.txt
-// JSON: {{^}}{"compile_ms": {{[0-9]+\.[0-9]+}}, "run_ms": {{[0-9]+\.[0-9]+}}, "peak_tensor_bytes": {{[0-9]+}}}{{$}}
+// RUN: FileCheck %s --check-prefix=CHECK-JSON < %t/inc.txt
+// CHECK-JSON: {{^}}{"compile_ms": {{[0-9]+\.[0-9]+}}, "run_ms": {{[0-9]+\.[0-9]+}}, "peak_tensor_bytes": {{[0-9]+}}}{{$}}
 // RUN: %python %S/npy_tool.py stats < %t/inc.txt
 // RUN: %python %S/npy_tool.py check %t/inc/result0.npy "np.array([2, 3, 4, 5], np.float32)"
 //
@@ -20,13 +20,13 @@
 // RUN: %python %S/npy_tool.py check %t/sum/result0.npy "np.array(3500, np.float32)"
 // RUN: trellis-run %s --entry=sum_of_squares --input=%t/x.npy --stats --repeat=4 > %t/sum4.txt
 // RUN: %python %S/npy_tool.py stats --peak-min 4004 --peak-max 4200 < %t/sum4.txt
-// RUN: FileCheck %s --check-prefix=SUMMARY < %t/sum4.txt
-// SUMMARY: result0: float32 () [3500]
-// SUMMARY-NEXT: {"compile_ms"
+// RUN: FileCheck %s --check-prefix=CHECK-SUMMARY < %t/sum4.txt
+// CHECK-SUMMARY: result0: float32 () [3500]
+// CHECK-SUMMARY-NEXT: {"compile_ms"
 //
 // Nothing allocated: the peak is 0.
-// RUN: trellis-run %s --entry=identity --input=%t/v.npy --stats | FileCheck %s --check-prefix=ZERO
-// ZERO: "peak_tensor_bytes": 0}
+// RUN: trellis-run %s --entry=identity --input=%t/v.npy --stats | FileCheck %s --check-prefix=CHECK-ZERO
+// CHECK-ZERO: "peak_tensor_bytes": 0}
 
 func.func @increment(%v: tensor<4xf32>) -> tensor<4xf32> {
   %one = arith.constant dense<1.0> : tensor<4xf32>
