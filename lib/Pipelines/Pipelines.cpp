@@ -12,8 +12,10 @@ using namespace mlir;
 /// documentation (docs/architecture.md) and each step can be replayed in
 /// trellis-opt. Anchored on builtin.module.
 static constexpr const char *kLowerToLLVM =
-    // Derivatives first (they are built from nn and tensor-level ops), then
-    // layers to destination-style tensor code; arith on tensors to linalg.
+    // Derivatives first (they are built from nn and tensor-level ops); the
+    // generated derivative functions are then inlined into their callers so
+    // buffers are not copied across calls. Then layers to destination-style
+    // tensor code, arith on tensors to linalg.
     "ad-differentiate,"
     "inline,"
     "convert-nn-to-linalg,"
@@ -35,7 +37,7 @@ static constexpr const char *kLowerToLLVM =
     "expand-strided-metadata,"
     "lower-affine,"
     // Math to LLVM intrinsics where LLVM has one, libm calls for the rest
-    // (erf).
+    // (erf, erfc).
     "func.func(convert-math-to-llvm),"
     "convert-math-to-libm,"
     "finalize-memref-to-llvm{use-generic-functions=true},"
