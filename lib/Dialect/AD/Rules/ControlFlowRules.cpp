@@ -70,8 +70,7 @@ LogicalResult rule(func::CallOp op, OpBuilder &b, ReverseContext &,
   auto vjp = module.lookupSymbol<func::FuncOp>(name);
   if (!vjp) {
     FailureOr<func::FuncOp> built = buildDerivativeFunction(
-        callee, DerivativeKind::VJP, {}, /*hasAux=*/false, name,
-        /*inlineCallees=*/false);
+        callee, DerivativeKind::VJP, {}, name, /*inlineCallees=*/false);
     if (failed(built))
       return failure();
     vjp = *built;
@@ -368,26 +367,17 @@ LogicalResult rule(scf::ForOp op, OpBuilder &b, ReverseContext &ctx,
   return success();
 }
 
-template <typename OpTy>
-struct Model : ReverseModeOpInterface::ExternalModel<Model<OpTy>, OpTy> {
-  LogicalResult buildReverse(Operation *op, OpBuilder &b, ReverseContext &ctx,
-                             ValueRange dres,
-                             SmallVectorImpl<Value> &dops) const {
-    dops.assign(op->getNumOperands(), Value());
-    return rule(cast<OpTy>(op), b, ctx, dres, dops);
-  }
-};
 
 } // namespace
 
 namespace trellis::ad {
 void registerControlFlowReverseModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, func::FuncDialect *) {
-    func::CallOp::attachInterface<Model<func::CallOp>>(*ctx);
+    func::CallOp::attachInterface<RuleModel<func::CallOp, &rule>>(*ctx);
   });
   registry.addExtension(+[](MLIRContext *ctx, scf::SCFDialect *) {
-    scf::IfOp::attachInterface<Model<scf::IfOp>>(*ctx);
-    scf::ForOp::attachInterface<Model<scf::ForOp>>(*ctx);
+    scf::IfOp::attachInterface<RuleModel<scf::IfOp, &rule>>(*ctx);
+    scf::ForOp::attachInterface<RuleModel<scf::ForOp, &rule>>(*ctx);
   });
 }
 } // namespace trellis::ad

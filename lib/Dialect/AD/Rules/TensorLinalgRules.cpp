@@ -23,11 +23,6 @@ bool isFloatValue(Value v) {
   return isa<FloatType>(getElementTypeOrSelf(v.getType()));
 }
 
-/// A result cotangent, or zeros when the result does not reach the output.
-Value orZeros(OpBuilder &b, Value dc, Value result) {
-  return dc ? dc : zerosLike(b, result.getLoc(), result.getType());
-}
-
 //===----------------------------------------------------------------------===//
 // tensor
 //===----------------------------------------------------------------------===//
@@ -379,19 +374,10 @@ LogicalResult rule(linalg::GenericOp op, OpBuilder &b, ReverseContext &,
   return success();
 }
 
-template <typename OpTy>
-struct Model : ReverseModeOpInterface::ExternalModel<Model<OpTy>, OpTy> {
-  LogicalResult buildReverse(Operation *op, OpBuilder &b, ReverseContext &ctx,
-                             ValueRange dres,
-                             SmallVectorImpl<Value> &dops) const {
-    dops.assign(op->getNumOperands(), Value());
-    return rule(cast<OpTy>(op), b, ctx, dres, dops);
-  }
-};
 
 template <typename... OpTys>
 void attach(MLIRContext *ctx) {
-  (OpTys::template attachInterface<Model<OpTys>>(*ctx), ...);
+  (OpTys::template attachInterface<RuleModel<OpTys, &rule>>(*ctx), ...);
 }
 
 } // namespace

@@ -135,15 +135,14 @@ struct ADDifferentiatePass
     DerivativeKind kind;
     StringRef suffix;
     SmallVector<int64_t> argnums;
-    bool hasAux = false;
     ValueRange args;
     if (auto grad = dyn_cast<GradOp>(op)) {
       kind = DerivativeKind::Grad, suffix = "grad";
-      argnums = grad.getDiffArgIndices(), hasAux = grad.getHasAux();
+      argnums = grad.getDiffArgIndices();
       args = grad.getArgs();
     } else if (auto vg = dyn_cast<ValueAndGradOp>(op)) {
       kind = DerivativeKind::ValueAndGrad, suffix = "value_and_grad";
-      argnums = vg.getDiffArgIndices(), hasAux = vg.getHasAux();
+      argnums = vg.getDiffArgIndices();
       args = vg.getArgs();
     } else {
       kind = DerivativeKind::VJP, suffix = "vjp";
@@ -160,8 +159,7 @@ struct ADDifferentiatePass
       for (unsigned n = 0; symbols.lookup(name); ++n)
         name = key + "_" + std::to_string(n);
       FailureOr<func::FuncOp> built =
-          buildDerivativeFunction(callee, kind, argnums, hasAux, name,
-                                  inlineCallees);
+          buildDerivativeFunction(callee, kind, argnums, name, inlineCallees);
       if (failed(built))
         return op->emitOpError("could not be differentiated (see above)");
       fn = *built;

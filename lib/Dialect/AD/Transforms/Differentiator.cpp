@@ -203,7 +203,7 @@ static LogicalResult inlineCalls(func::FuncOp fn) {
 
 FailureOr<func::FuncOp>
 trellis::ad::buildDerivativeFunction(func::FuncOp callee, DerivativeKind kind,
-                                     ArrayRef<int64_t> argnums, bool hasAux,
+                                     ArrayRef<int64_t> argnums,
                                      StringRef name, bool inlineCallees) {
   Location loc = callee.getLoc();
   FunctionType calleeType = callee.getFunctionType();
@@ -296,7 +296,6 @@ trellis::ad::buildDerivativeFunction(func::FuncOp callee, DerivativeKind kind,
       results.push_back(cotangentOf(i));
     break;
   }
-  (void)hasAux; // aux results are the callee's results after the loss.
   func::ReturnOp::create(rb, loc, results);
   ret.erase();
   return fn;

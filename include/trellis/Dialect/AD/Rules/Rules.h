@@ -21,6 +21,26 @@ namespace trellis::ad {
 /// Attaches the reverse-mode rules to arith, math, tensor and linalg ops.
 void registerUpstreamReverseModeModels(mlir::DialectRegistry &registry);
 
+/// The external model of a reverse-mode rule written as a free function
+/// `Rule(op, builder, ctx, resultCotangents, operandCotangents)`; the
+/// operand cotangents arrive pre-sized and null.
+template <typename OpTy>
+using RuleFn = llvm::LogicalResult (*)(OpTy, mlir::OpBuilder &, ReverseContext &,
+                                       mlir::ValueRange,
+                                       llvm::SmallVectorImpl<mlir::Value> &);
+template <typename OpTy, RuleFn<OpTy> Rule>
+struct RuleModel
+    : ReverseModeOpInterface::ExternalModel<RuleModel<OpTy, Rule>, OpTy> {
+  llvm::LogicalResult
+  buildReverse(mlir::Operation *op, mlir::OpBuilder &b, ReverseContext &ctx,
+               mlir::ValueRange resultCotangents,
+               llvm::SmallVectorImpl<mlir::Value> &operandCotangents) const {
+    operandCotangents.assign(op->getNumOperands(), mlir::Value());
+    return Rule(llvm::cast<OpTy>(op), b, ctx, resultCotangents,
+                operandCotangents);
+  }
+};
+
 namespace rules {
 mlir::Value add(mlir::OpBuilder &b, mlir::Value x, mlir::Value y);
 mlir::Value sub(mlir::OpBuilder &b, mlir::Value x, mlir::Value y);

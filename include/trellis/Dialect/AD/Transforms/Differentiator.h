@@ -74,14 +74,14 @@ ReverseLoop buildReverseLoop(mlir::OpBuilder &builder, mlir::Location loc,
 
 /// Generates, next to `callee`, a private function computing the derivative
 /// `kind` of `callee` with respect to the arguments `argnums` (ignored for
-/// VJP). With `inlineCallees`, calls in the body are inlined first (no
+/// VJP); the callee's results after the loss are passed through as aux. With `inlineCallees`, calls in the body are inlined first (no
 /// recomputation); otherwise each call is differentiated through its
 /// callee's VJP function. Fails with a diagnostic on IR it cannot
 /// differentiate.
 llvm::FailureOr<mlir::func::FuncOp>
 buildDerivativeFunction(mlir::func::FuncOp callee, DerivativeKind kind,
-                        llvm::ArrayRef<int64_t> argnums, bool hasAux,
-                        llvm::StringRef name, bool inlineCallees = true);
+                        llvm::ArrayRef<int64_t> argnums, llvm::StringRef name,
+                        bool inlineCallees = true);
 
 } // namespace trellis::ad
 
