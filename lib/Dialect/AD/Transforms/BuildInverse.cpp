@@ -140,10 +140,7 @@ struct ADBuildInversePass
       func::ReturnOp::create(ib, fn.getLoc(), results);
     }
     // The reconstruction's recomputations went through barriers.
-    getOperation().walk([](BarrierOp barrier) {
-      barrier.replaceAllUsesWith(barrier.getInput());
-      barrier.erase();
-    });
+    removeBarriers(getOperation());
   }
 };
 

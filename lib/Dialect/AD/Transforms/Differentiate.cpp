@@ -123,10 +123,7 @@ struct ADDifferentiatePass
     for (func::FuncOp fn : generated)
       if (failed(runPipeline(cleanup, fn)))
         return signalPassFailure();
-    module.walk([](BarrierOp barrier) {
-      barrier.replaceAllUsesWith(barrier.getInput());
-      barrier.erase();
-    });
+    removeBarriers(module);
   }
 
   LogicalResult lower(Operation *op, func::FuncOp callee, SymbolTable &symbols,

@@ -158,6 +158,13 @@ ReverseLoop trellis::ad::buildReverseLoop(OpBuilder &b, Location loc,
   return {loop, nb, iv, j};
 }
 
+void trellis::ad::removeBarriers(Operation *root) {
+  root->walk([](BarrierOp barrier) {
+    barrier.replaceAllUsesWith(barrier.getInput());
+    barrier.erase();
+  });
+}
+
 //===----------------------------------------------------------------------===//
 // Derivative functions
 //===----------------------------------------------------------------------===//

@@ -72,6 +72,10 @@ ReverseLoop buildReverseLoop(mlir::OpBuilder &builder, mlir::Location loc,
                              int64_t count, mlir::Value lb, mlir::Value step,
                              mlir::ValueRange inits);
 
+/// Replaces every ad.barrier under `root` by its operand, once the passes
+/// that must not merge recomputations with forward code have run.
+void removeBarriers(mlir::Operation *root);
+
 /// Generates, next to `callee`, a private function computing the derivative
 /// `kind` of `callee` with respect to the arguments `argnums` (ignored for
 /// VJP); the callee's results after the loss are passed through as aux. With `inlineCallees`, calls in the body are inlined first (no
