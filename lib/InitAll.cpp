@@ -6,6 +6,8 @@
 #include "trellis/Dialect/AD/IR/AD.h"
 #include "trellis/Dialect/AD/Rules/Rules.h"
 #include "trellis/Dialect/AD/Transforms/Passes.h"
+#include "trellis/Dialect/Coll/IR/Coll.h"
+#include "trellis/Dialect/Coll/Transforms/Passes.h"
 #include "trellis/Dialect/NN/IR/NN.h"
 #include "trellis/Pipelines/Pipelines.h"
 
@@ -20,6 +22,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/ControlFlow/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/DLTI/DLTI.h"
+#include "mlir/Dialect/MPI/IR/MPI.h"
 #include "mlir/Dialect/Func/Extensions/AllExtensions.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -48,6 +51,7 @@
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MPIToLLVM/MPIToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
@@ -55,13 +59,13 @@
 
 void trellis::registerAllDialects(mlir::DialectRegistry &registry) {
   using namespace mlir;
-  registry.insert<nn::NNDialect, ad::ADDialect>();
+  registry.insert<nn::NNDialect, ad::ADDialect, coll::CollDialect>();
   ad::registerUpstreamReverseModeModels(registry);
   registry.insert<affine::AffineDialect, arith::ArithDialect,
                   bufferization::BufferizationDialect, cf::ControlFlowDialect,
                   DLTIDialect, func::FuncDialect, index::IndexDialect,
                   linalg::LinalgDialect, LLVM::LLVMDialect, math::MathDialect,
-                  memref::MemRefDialect, scf::SCFDialect,
+                  memref::MemRefDialect, mpi::MPIDialect, scf::SCFDialect,
                   tensor::TensorDialect, ub::UBDialect,
                   vector::VectorDialect>();
 
@@ -84,6 +88,8 @@ void trellis::registerAllDialects(mlir::DialectRegistry &registry) {
   registerConvertFuncToLLVMInterface(registry);
   index::registerConvertIndexToLLVMInterface(registry);
   registerConvertMathToLLVMInterface(registry);
+  mpi::registerConvertMPIToLLVMInterface(registry);
+  registerMPIMemoryEffectModels(registry);
   registerConvertMemRefToLLVMInterface(registry);
   ub::registerConvertUBToLLVMInterface(registry);
   LLVM::registerInlinerInterface(registry);
@@ -95,6 +101,9 @@ void trellis::registerAllDialects(mlir::DialectRegistry &registry) {
 void trellis::registerAllPasses() {
   using namespace mlir;
   registerConvertNNToLinalg();
+  registerConvertCollToMPI();
+  registerFixOpenMPISymbols();
+  coll::registerTrellisCollPasses();
   ad::registerTrellisADPasses();
   registerPipelines();
 

@@ -3,6 +3,7 @@
 #include "trellis/Runtime/Runner.h"
 
 #include "RuntimeError.h"
+#include "trellis/ExecutionEngine/CollectivesRuntime.h"
 #include "trellis/InitAll.h"
 #include "trellis/Runtime/Jit.h"
 #include "trellis/Runtime/Npy.h"
@@ -178,4 +179,11 @@ llvm::Error trellis::runtime::runTrellisRun(const RunnerOptions &options,
                         static_cast<unsigned long long>(peakBytes));
   out.flush();
   return llvm::Error::success();
+}
+
+void trellis::runtime::endMpiJob(bool failed) {
+  if (failed)
+    trellis_coll_abort_if_initialized(1);
+  else
+    trellis_coll_finalize();
 }

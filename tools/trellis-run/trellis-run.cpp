@@ -85,7 +85,10 @@ int main(int argc, char **argv) {
     llvm::outs().flush();
     llvm::errs() << "trellis-run: error: " << llvm::StringRef(message).trim()
                  << '\n';
+    llvm::errs().flush();
+    trellis::runtime::endMpiJob(/*failed=*/true);
     return 1;
   }
+  trellis::runtime::endMpiJob(/*failed=*/false);
   return 0;
 }

@@ -3,6 +3,7 @@
 #ifndef TRELLIS_CONVERSION_PASSES_H
 #define TRELLIS_CONVERSION_PASSES_H
 
+#include "trellis/Conversion/CollToMPI/CollToMPI.h"
 #include "trellis/Conversion/NNToLinalg/NNToLinalg.h"
 
 namespace trellis {

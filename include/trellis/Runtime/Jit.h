@@ -57,6 +57,10 @@ public:
 
   ~JitModule();
 
+  /// True if the program communicates (calls MPI or the Trellis collectives
+  /// runtime); compile() has then initialized MPI for this process.
+  bool usesMpi() const { return communicates; }
+
   /// Returns the entry's signature as it was before lowering.
   const EntrySignature &getSignature() const { return signature; }
 
@@ -75,6 +79,7 @@ private:
   std::unique_ptr<mlir::ExecutionEngine> engine;
   /// The ExecutionEngine's `_mlir_<entry>(void **)` wrapper.
   void (*packedEntry)(void **);
+  bool communicates = false;
 };
 
 } // namespace trellis::runtime

@@ -44,6 +44,11 @@ struct RunnerOptions {
 /// go to stderr. The returned error is one line, without the tool prefix.
 llvm::Error runTrellisRun(const RunnerOptions &options, llvm::raw_ostream &out);
 
+/// Ends the MPI side of the process, if a program initialized it: finalizes
+/// MPI after a success; after a failure aborts the whole job (MPI_Abort), so
+/// that ranks waiting in a collective for this one do not hang.
+void endMpiJob(bool failed);
+
 } // namespace trellis::runtime
 
 #endif // TRELLIS_RUNTIME_RUNNER_H

@@ -1,0 +1,169 @@
+//===- CollOps.td - Operations of the coll dialect --------*- tablegen -*-===//
+//
+// The op catalogue of SPEC.md's `coll` table. Each verifier check corresponds
+// to one documented constraint and has a case in
+// test/Dialect/Coll/invalid.mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRELLIS_COLL_OPS
+#define TRELLIS_COLL_OPS
+
+include "Coll/CollDialect.td"
+include "AD/ADInterfaces.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+/// A collective on one tensor: no memory effects, not speculatable.
+class Coll_TensorOp<string mnemonic, list<Trait> traits = []>
+    : Coll_Op<mnemonic, !listconcat(traits, [NoMemoryEffect])>;
+
+def Coll_PsumOp : Coll_TensorOp<"psum", [SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<ReverseModeOpInterface>]> {
+  let summary = "sum over the ranks of an axis";
+  let description = [{
+    Every rank gets the elementwise sum of `x` over the ranks of `axis`. With
+    `groups` (a 2-D list of ranks, JAX's `axis_index_groups`) the sum runs
+    within each group only; groups are disjoint, of one size, and cover the
+    ranks `0 … n−1`, so the program is valid for `n` ranks only.
+
+    Its reverse-mode rule is a psum of the cotangent over the same groups.
+
+    Example:
+    ```mlir
+    %s = coll.psum %x {axis = "batch"} : tensor<4x8xf32>
+    %g = coll.psum %x {axis = "batch",
+                       groups = dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>}
+        : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Coll_FloatTensor:$x, StrAttr:$axis,
+                       OptionalAttr<I64ElementsAttr>:$groups);
+  let results = (outs Coll_FloatTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x)";
+  let hasVerifier = 1;
+}
+
+def Coll_PmeanOp : Coll_TensorOp<"pmean", [SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<ReverseModeOpInterface>]> {
+  let summary = "mean over the ranks of an axis";
+  let description = [{
+    `psum(x) / group size` (the number of ranks of the axis without
+    `groups`).
+
+    Example:
+    ```mlir
+    %m = coll.pmean %g {axis = "batch"} : tensor<1024xf32>
+    ```
+  }];
+  let arguments = (ins Coll_FloatTensor:$x, StrAttr:$axis,
+                       OptionalAttr<I64ElementsAttr>:$groups);
+  let results = (outs Coll_FloatTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x)";
+  let hasVerifier = 1;
+}
+
+def Coll_PpermuteOp : Coll_TensorOp<"ppermute", [SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<ReverseModeOpInterface>]> {
+  let summary = "send to other ranks along a permutation";
+  let description = [{
+    `pairs` is a list of `[source, destination]` ranks: rank `destination`
+    receives `x` of rank `source`. No rank is the source of two pairs or the
+    destination of two; a rank that is no destination gets zeros. Partial
+    permutations and cycles are allowed; the lowering never deadlocks.
+
+    Its reverse-mode rule sends the cotangent back along the inverse pairs.
+
+    Example:
+    ```mlir
+    %y = coll.ppermute %x {axis = "batch",
+                           pairs = dense<[[0, 1], [1, 0]]> : tensor<2x2xi64>}
+        : tensor<16xf32>
+    ```
+  }];
+  let arguments = (ins Coll_FloatTensor:$x, StrAttr:$axis,
+                       I64ElementsAttr:$pairs);
+  let results = (outs Coll_FloatTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x)";
+  let hasVerifier = 1;
+}
+
+def Coll_AllGatherOp : Coll_TensorOp<"all_gather",
+    [DeclareOpInterfaceMethods<ReverseModeOpInterface>]> {
+  let summary = "concatenation of every rank's tensor in rank order";
+  let description = [{
+    The result is the concatenation along `dim` of `x` from ranks `0 … n−1`;
+    its size along `dim` is `n` times that of `x`, which fixes `n`.
+
+    Its reverse-mode rule is a reduce-scatter: every rank gets the sum over
+    ranks of its own slice of the cotangent.
+
+    Example:
+    ```mlir
+    %all = coll.all_gather %x {axis = "batch", dim = 0 : i64}
+        : tensor<2x8xf32> -> tensor<8x8xf32>
+    ```
+  }];
+  let arguments = (ins Coll_FloatTensor:$x, StrAttr:$axis,
+                       I64Attr:$dim);
+  let results = (outs Coll_FloatTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The number of ranks the result's shape assumes.
+    int64_t getNumRanks();
+  }];
+}
+
+def Coll_AdasumOp : Coll_TensorOp<"adasum", [SameOperandsAndResultType]> {
+  let summary = "adaptive summation (Adasum) over the ranks of an axis";
+  let description = [{
+    Adasum of two tensors `a`, `b` is
+    `(1 − a·b / (2‖a‖²))·a + (1 − a·b / (2‖b‖²))·b`, dot products accumulated
+    in f64; a tensor of norm 0 contributes the other unchanged. Over `2^k`
+    ranks it is applied as a butterfly (round `k` merges rank `i` with rank
+    `i XOR 2^k`); for other counts the ranks `r ≥ p` (`p` the largest power
+    of two `≤ n`) are first merged into rank `r − p`, the butterfly runs on
+    `p` ranks and the result is sent back. Every rank ends with the same
+    bits. `groups` as for `psum`. Per tensor (layer-wise).
+
+    Example:
+    ```mlir
+    %g = coll.adasum %grad {axis = "batch"} : tensor<256x1024xf32>
+    ```
+  }];
+  let arguments = (ins Coll_FloatTensor:$x, StrAttr:$axis,
+                       OptionalAttr<I64ElementsAttr>:$groups);
+  let results = (outs Coll_FloatTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x)";
+  let hasVerifier = 1;
+}
+
+def Coll_AxisSizeOp : Coll_Op<"axis_size", [Pure]> {
+  let summary = "number of ranks on an axis";
+  let description = [{
+    Example:
+    ```mlir
+    %n = coll.axis_size {axis = "batch"} : index
+    ```
+  }];
+  let arguments = (ins StrAttr:$axis);
+  let results = (outs Index:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Coll_AxisIndexOp : Coll_Op<"axis_index", [Pure]> {
+  let summary = "this rank's position on an axis";
+  let description = [{
+    Example:
+    ```mlir
+    %i = coll.axis_index {axis = "batch"} : index
+    ```
+  }];
+  let arguments = (ins StrAttr:$axis);
+  let results = (outs Index:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+#endif // TRELLIS_COLL_OPS

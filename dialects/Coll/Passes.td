@@ -1,0 +1,47 @@
+//===- Passes.td - Passes of the coll dialect -------------*- tablegen -*-===//
+
+#ifndef TRELLIS_COLL_PASSES
+#define TRELLIS_COLL_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def CollAverageGradients
+    : Pass<"coll-average-gradients", "::mlir::ModuleOp"> {
+  let summary = "Reduce the gradients of ad ops across the batch axis "
+                "(data parallelism)";
+  let description = [{
+    Makes a single-rank training step data-parallel: every gradient that an
+    `ad.grad` or `ad.value_and_grad` produces is replaced by its reduction
+    over the ranks of `axis` — the seed's `_average_multidevice_gradients`:
+
+    * `reduce=mean`: `coll.pmean`, the average of the ranks' gradients;
+    * `reduce=adasum`: `coll.adasum`, the exact Adasum butterfly;
+    * `reduce=adasum-approx`: the psum-based approximation of Trax's first
+      version, `psum(g · (1 − (g·Σg − ‖g‖²) / (n·‖g‖²)))`: orthogonal
+      gradients give their sum, identical ones the gradient itself, as the
+      paper postulates.
+
+    With `weight-shards=S > 1` the job's `ranks` ranks hold `S` shards of the
+    weights; rank `r` holds shard `r mod S`, and only gradients of matching
+    shards are reduced (groups `[[d, S+d, 2S+d, …] for d < S]`).
+
+    Run it before `ad-differentiate`: it rewrites uses of the `ad` ops'
+    gradient results, not the derivative code.
+  }];
+  let options = [
+    Option<"reduce", "reduce", "std::string", /*default=*/"\"mean\"",
+           "How gradients are combined: mean, adasum or adasum-approx">,
+    Option<"axis", "axis", "std::string", /*default=*/"\"batch\"",
+           "The mesh axis the batch is split over">,
+    Option<"weightShards", "weight-shards", "int64_t", /*default=*/"1",
+           "Number of weight shards (ranks with equal r mod S share one)">,
+    Option<"ranks", "ranks", "int64_t", /*default=*/"0",
+           "Number of ranks of the job; required when weight-shards > 1">
+  ];
+  let dependentDialects = [
+    "::trellis::coll::CollDialect", "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
+#endif // TRELLIS_COLL_PASSES

@@ -1,0 +1,69 @@
+//===- CollectivesRuntime.h - MPI collectives for compiled code -*- C++ -*-===//
+//
+// The functions `convert-coll-to-mpi` emits calls to, where the upstream
+// `mpi` dialect has no op or its OpenMPI lowering is wrong. Compiled code
+// calls them through MLIR's C interface (`_mlir_ciface_*`, one 1-D memref
+// descriptor per buffer); hosts (trellis-run, the embedding API, AOT
+// programs) call the lifecycle functions.
+//
+// Every function checks MPI's return codes and the job's rank count against
+// the one the program was compiled for; a failure prints one line naming the
+// rank and the cause to stderr and aborts the whole job (MPI_Abort), so no
+// rank is left waiting in a collective.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRELLIS_EXECUTIONENGINE_COLLECTIVESRUNTIME_H
+#define TRELLIS_EXECUTIONENGINE_COLLECTIVESRUNTIME_H
+
+#include "mlir/ExecutionEngine/CRunnerUtils.h"
+
+#include <cstdint>
+
+extern "C" {
+
+/// Initializes MPI once per process (thread level MPI_THREAD_FUNNELED) and
+/// makes MPI errors return codes instead of aborting silently. Safe to call
+/// again; a no-op when MPI is already initialized.
+void trellis_coll_init();
+
+/// Finalizes MPI if trellis_coll_init initialized it. Safe to call again.
+void trellis_coll_finalize();
+
+/// Prints `message` prefixed with the rank and ends the whole job with exit
+/// code `code` (MPI_Abort once MPI is initialized, exit otherwise).
+[[noreturn]] void trellis_coll_abort(const char *message, int code);
+
+/// Ends the whole job with exit code `code` (MPI_Abort) if MPI is
+/// initialized and not finalized; returns otherwise. For hosts that have
+/// reported an error themselves.
+void trellis_coll_abort_if_initialized(int code);
+
+/// This process's rank in MPI_COMM_WORLD and the number of ranks
+/// (initializing MPI if needed).
+int64_t trellis_coll_axis_index();
+int64_t trellis_coll_axis_size();
+
+// Collectives on 1-D contiguous buffers. `groups` holds the rank lists of a
+// `groups` attribute row after row (empty = all ranks), `groupSize` their
+// length; `pairs` the [source, destination] rows of `ppermute`.
+#define TRELLIS_COLL_DECLARE(SUFFIX, T)                                        \
+  void _mlir_ciface_trellis_coll_psum_groups_##SUFFIX(                        \
+      StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,               \
+      StridedMemRefType<int64_t, 1> *groups, int64_t groupSize);               \
+  void _mlir_ciface_trellis_coll_ppermute_##SUFFIX(                           \
+      StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,               \
+      StridedMemRefType<int64_t, 1> *pairs);                                   \
+  void _mlir_ciface_trellis_coll_all_gather_##SUFFIX(                         \
+      StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,               \
+      int64_t numRanks);                                                       \
+  void _mlir_ciface_trellis_coll_adasum_##SUFFIX(                             \
+      StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,               \
+      StridedMemRefType<int64_t, 1> *groups, int64_t groupSize);
+TRELLIS_COLL_DECLARE(f32, float)
+TRELLIS_COLL_DECLARE(f64, double)
+#undef TRELLIS_COLL_DECLARE
+
+} // extern "C"
+
+#endif // TRELLIS_EXECUTIONENGINE_COLLECTIVESRUNTIME_H

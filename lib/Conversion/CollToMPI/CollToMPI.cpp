@@ -1,0 +1,408 @@
+//===- CollToMPI.cpp - Lower coll collectives to MPI ----------------------===//
+//
+// Each collective becomes: its operand's buffer (bufferization.to_buffer), a
+// fresh result buffer, both viewed as 1-D, the communication, and the result
+// buffer back as a tensor (bufferization.to_tensor restrict). One-shot
+// bufferization then removes the casts; the buffers take part in buffer
+// deallocation like any other.
+//
+// Upstream `mpi` ops are used where LLVM 22 lowers them correctly for OpenMPI
+// (allreduce on MPI_COMM_WORLD, comm_rank); the rest call the Trellis
+// collectives runtime (include/trellis/ExecutionEngine/CollectivesRuntime.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "trellis/Conversion/CollToMPI/CollToMPI.h"
+
+#include "trellis/Dialect/Coll/IR/Coll.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/DLTI/DLTI.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MPI/IR/MPI.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace trellis {
+#define GEN_PASS_DEF_CONVERTCOLLTOMPI
+#define GEN_PASS_DEF_FIXOPENMPISYMBOLS
+#include "trellis/Conversion/Passes.h.inc"
+} // namespace trellis
+
+using namespace mlir;
+using namespace trellis;
+using namespace trellis::coll;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Buffers
+//===----------------------------------------------------------------------===//
+
+/// A buffer and its 1-D view (the mpi ops and the runtime see 1-D buffers).
+struct FlatBuffer {
+  Value buffer;
+  Value flat;
+};
+
+Value flatten(OpBuilder &b, Location loc, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  if (type.getRank() == 1)
+    return buffer;
+  auto flatType = MemRefType::get({type.getNumElements()},
+                                  type.getElementType());
+  if (type.getRank() == 0)
+    return memref::ExpandShapeOp::create(b, loc, flatType, buffer,
+                                         ArrayRef<ReassociationIndices>{});
+  ReassociationIndices all;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    all.push_back(i);
+  return memref::CollapseShapeOp::create(b, loc, buffer,
+                                         ArrayRef<ReassociationIndices>{all});
+}
+
+MemRefType bufferType(RankedTensorType type) {
+  return MemRefType::get(type.getShape(), type.getElementType());
+}
+
+/// The operand's buffer, read only.
+FlatBuffer readBuffer(OpBuilder &b, Location loc, Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  Value buffer = bufferization::ToBufferOp::create(b, loc, bufferType(type),
+                                                   tensor, /*read_only=*/true);
+  return {buffer, flatten(b, loc, buffer)};
+}
+
+/// A fresh buffer for a result.
+FlatBuffer newBuffer(OpBuilder &b, Location loc, RankedTensorType type) {
+  Value buffer = memref::AllocOp::create(b, loc, bufferType(type));
+  return {buffer, flatten(b, loc, buffer)};
+}
+
+Value toTensor(OpBuilder &b, Location loc, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  return bufferization::ToTensorOp::create(
+      b, loc, RankedTensorType::get(type.getShape(), type.getElementType()),
+      buffer, b.getUnitAttr(), b.getUnitAttr());
+}
+
+/// A 1-D i64 buffer holding `values` (groups, pairs), read only.
+Value constantBuffer(OpBuilder &b, Location loc, ArrayRef<int64_t> values) {
+  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                    b.getI64Type());
+  Value tensor = arith::ConstantOp::create(
+      b, loc, DenseIntElementsAttr::get(type, values));
+  return readBuffer(b, loc, tensor).buffer;
+}
+
+//===----------------------------------------------------------------------===//
+// Runtime calls
+//===----------------------------------------------------------------------===//
+
+/// Casts a static 1-D buffer to the dynamic type runtime functions take.
+Value dynamic(OpBuilder &b, Location loc, Value flat) {
+  auto type = cast<MemRefType>(flat.getType());
+  auto dynamicType =
+      MemRefType::get({ShapedType::kDynamic}, type.getElementType());
+  return memref::CastOp::create(b, loc, dynamicType, flat);
+}
+
+StringRef suffix(Type elementType) {
+  return elementType.isF32() ? "f32" : "f64";
+}
+
+/// Calls the runtime function `name`, declaring it (with the C interface
+/// for memref arguments) on first use.
+void callRuntime(OpBuilder &b, Location loc, ModuleOp module, StringRef name,
+                 ValueRange args, TypeRange results = {},
+                 SmallVectorImpl<Value> *resultValues = nullptr) {
+  auto fn = module.lookupSymbol<func::FuncOp>(name);
+  if (!fn) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    fn = func::FuncOp::create(
+        b, loc, name, b.getFunctionType(ValueRange(args).getTypes(), results));
+    fn.setPrivate();
+    if (llvm::any_of(args, [](Value v) { return isa<MemRefType>(v.getType()); }))
+      fn->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                  b.getUnitAttr());
+  }
+  auto call = func::CallOp::create(b, loc, fn, args);
+  if (resultValues)
+    resultValues->assign(call.getResults().begin(), call.getResults().end());
+}
+
+SmallVector<int64_t> flatGroups(std::optional<DenseIntElementsAttr> groups) {
+  if (!groups)
+    return {};
+  return SmallVector<int64_t>(groups->getValues<int64_t>());
+}
+
+int64_t groupSize(std::optional<DenseIntElementsAttr> groups) {
+  return groups ? cast<ShapedType>(groups->getType()).getDimSize(1) : 0;
+}
+
+Value i64Constant(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIntOp::create(b, loc, b.getI64Type(), value);
+}
+
+//===----------------------------------------------------------------------===//
+// The lowering of each op
+//===----------------------------------------------------------------------===//
+
+class Lowering {
+public:
+  Lowering(ModuleOp module) : module(module), b(module.getContext()) {}
+
+  LogicalResult lower(Operation *op) {
+    b.setInsertionPoint(op);
+    if (auto axis = op->getAttrOfType<StringAttr>("axis");
+        axis && axis.getValue() != kBatchAxis)
+      return op->emitOpError("uses the axis '")
+             << axis.getValue() << "', but only '" << kBatchAxis
+             << "' (all ranks) is defined";
+    Value result =
+        llvm::TypeSwitch<Operation *, Value>(op)
+            .Case([&](PsumOp op) {
+              return psum(op.getLoc(), op.getX(), op.getGroups());
+            })
+            .Case([&](PmeanOp op) { return pmean(op); })
+            .Case([&](PpermuteOp op) { return ppermute(op); })
+            .Case([&](AllGatherOp op) { return allGather(op); })
+            .Case([&](AdasumOp op) { return adasum(op); })
+            .Case([&](AxisSizeOp op) { return axisSize(op.getLoc()); })
+            .Case([&](AxisIndexOp op) { return axisIndex(op.getLoc()); })
+            .Default([](Operation *) { return Value(); });
+    if (!result)
+      return op->emitOpError("has no lowering to MPI");
+    op->getResult(0).replaceAllUsesWith(result);
+    op->erase();
+    return success();
+  }
+
+private:
+  Value psum(Location loc, Value x,
+             std::optional<DenseIntElementsAttr> groups) {
+    auto type = cast<RankedTensorType>(x.getType());
+    FlatBuffer in = readBuffer(b, loc, x), out = newBuffer(b, loc, type);
+    if (!groups) {
+      // Upstream: MPI_Allreduce on MPI_COMM_WORLD.
+      Value world = mpi::CommWorldOp::create(b, loc,
+                                             mpi::CommType::get(b.getContext()));
+      mpi::AllReduceOp::create(b, loc, Type(), in.flat, out.flat,
+                               mpi::MPI_ReductionOpEnum::MPI_SUM, world);
+    } else {
+      callRuntime(b, loc, module,
+                  ("trellis_coll_psum_groups_" + suffix(type.getElementType()))
+                      .str(),
+                  {dynamic(b, loc, in.flat), dynamic(b, loc, out.flat),
+                   dynamic(b, loc, constantBuffer(b, loc, flatGroups(groups))),
+                   i64Constant(b, loc, groupSize(groups))});
+    }
+    return toTensor(b, loc, out.buffer);
+  }
+
+  Value pmean(PmeanOp op) {
+    Location loc = op.getLoc();
+    Value sum = psum(loc, op.getX(), op.getGroups());
+    auto type = cast<RankedTensorType>(sum.getType());
+    Type elementType = type.getElementType();
+    Value count;
+    if (op.getGroups()) {
+      count = arith::ConstantOp::create(
+          b, loc, b.getFloatAttr(elementType, groupSize(op.getGroups())));
+    } else {
+      Value size = arith::IndexCastOp::create(b, loc, b.getI64Type(),
+                                              axisSize(loc));
+      count = arith::SIToFPOp::create(b, loc, elementType, size);
+    }
+    Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), elementType);
+    Value counts =
+        linalg::FillOp::create(b, loc, count, empty).getResult(0);
+    return arith::DivFOp::create(b, loc, sum, counts);
+  }
+
+  Value ppermute(PpermuteOp op) {
+    Location loc = op.getLoc();
+    auto type = op.getX().getType();
+    FlatBuffer in = readBuffer(b, loc, op.getX()),
+               out = newBuffer(b, loc, type);
+    SmallVector<int64_t> pairs(op.getPairs().getValues<int64_t>());
+    callRuntime(b, loc, module,
+                ("trellis_coll_ppermute_" + suffix(type.getElementType())).str(),
+                {dynamic(b, loc, in.flat), dynamic(b, loc, out.flat),
+                 dynamic(b, loc, constantBuffer(b, loc, pairs))});
+    return toTensor(b, loc, out.buffer);
+  }
+
+  /// MPI_Allgather yields the ranks' tensors stacked in front (n x shape);
+  /// for dim > 0 the rank dimension is moved next to dim and merged into it.
+  Value allGather(AllGatherOp op) {
+    Location loc = op.getLoc();
+    RankedTensorType xType = op.getX().getType();
+    int64_t n = op.getNumRanks(), dim = op.getDim(), rank = xType.getRank();
+    SmallVector<int64_t> stackedShape{n};
+    llvm::append_range(stackedShape, xType.getShape());
+    auto stackedType =
+        RankedTensorType::get(stackedShape, xType.getElementType());
+    FlatBuffer in = readBuffer(b, loc, op.getX()),
+               out = newBuffer(b, loc, stackedType);
+    callRuntime(
+        b, loc, module,
+        ("trellis_coll_all_gather_" + suffix(xType.getElementType())).str(),
+        {dynamic(b, loc, in.flat), dynamic(b, loc, out.flat),
+         i64Constant(b, loc, n)});
+    Value stacked = toTensor(b, loc, out.buffer);
+    if (dim > 0) {
+      SmallVector<int64_t> permutation, shape;
+      for (int64_t i = 0; i < dim; ++i)
+        permutation.push_back(i + 1);
+      permutation.push_back(0);
+      for (int64_t i = dim; i < rank; ++i)
+        permutation.push_back(i + 1);
+      for (int64_t p : permutation)
+        shape.push_back(stackedShape[p]);
+      Value init =
+          tensor::EmptyOp::create(b, loc, shape, xType.getElementType());
+      stacked = linalg::TransposeOp::create(b, loc, stacked, init, permutation)
+                    .getResult()[0];
+    }
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t i = 0; i < rank; ++i) {
+      if (i < dim)
+        groups.push_back({i});
+      else if (i == dim)
+        groups.push_back({i, i + 1});
+      else
+        groups.push_back({i + 1});
+    }
+    return tensor::CollapseShapeOp::create(b, loc, op.getResult().getType(),
+                                           stacked, groups);
+  }
+
+  Value adasum(AdasumOp op) {
+    Location loc = op.getLoc();
+    auto type = op.getX().getType();
+    FlatBuffer in = readBuffer(b, loc, op.getX()),
+               out = newBuffer(b, loc, type);
+    callRuntime(b, loc, module,
+                ("trellis_coll_adasum_" + suffix(type.getElementType())).str(),
+                {dynamic(b, loc, in.flat), dynamic(b, loc, out.flat),
+                 dynamic(b, loc,
+                         constantBuffer(b, loc, flatGroups(op.getGroups()))),
+                 i64Constant(b, loc, groupSize(op.getGroups()))});
+    return toTensor(b, loc, out.buffer);
+  }
+
+  /// MPI_Comm_size has no upstream lowering in LLVM 22.
+  Value axisSize(Location loc) {
+    SmallVector<Value> results;
+    callRuntime(b, loc, module, "trellis_coll_axis_size", {}, {b.getI64Type()},
+                &results);
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), results[0]);
+  }
+
+  Value axisIndex(Location loc) {
+    Value world =
+        mpi::CommWorldOp::create(b, loc, mpi::CommType::get(b.getContext()));
+    Value rank =
+        mpi::CommRankOp::create(b, loc, Type(), b.getI32Type(), world).getRank();
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), rank);
+  }
+
+  ModuleOp module;
+  OpBuilder b;
+};
+
+struct ConvertCollToMPIPass
+    : public trellis::impl::ConvertCollToMPIBase<ConvertCollToMPIPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<Operation *> ops;
+    module.walk([&](Operation *op) {
+      if (isa<CollDialect>(op->getDialect()))
+        ops.push_back(op);
+    });
+    if (ops.empty())
+      return;
+    Lowering lowering(module);
+    for (Operation *op : ops)
+      if (failed(lowering.lower(op)))
+        return signalPassFailure();
+    // The upstream lowering picks the MPI ABI from this entry (default:
+    // MPICH, whose handles are ints — wrong for OpenMPI).
+    if (!module->hasAttr(DLTIDialect::kMapAttrName)) {
+      MLIRContext *ctx = module.getContext();
+      module->setAttr(
+          DLTIDialect::kMapAttrName,
+          MapAttr::get(ctx, {DataLayoutEntryAttr::get(
+                                StringAttr::get(ctx, "MPI:Implementation"),
+                                StringAttr::get(ctx, "OpenMPI"))}));
+    }
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// OpenMPI symbol names
+//===----------------------------------------------------------------------===//
+
+struct FixOpenMPISymbolsPass
+    : public trellis::impl::FixOpenMPISymbolsBase<FixOpenMPISymbolsPass> {
+  void runOnOperation() override {
+    static constexpr StringLiteral kOps[] = {
+        "sum",  "max",  "min", "prod", "land",   "band",   "lor",
+        "bor",  "lxor", "bxor", "minloc", "maxloc", "replace", "no_op"};
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    for (StringRef op : kOps) {
+      std::string wrong = ("ompi_mpi_" + op).str();
+      std::string right = ("ompi_mpi_op_" + op).str();
+      auto global = symbols.lookup<LLVM::GlobalOp>(wrong);
+      if (!global)
+        continue;
+      if (symbols.lookup(right)) {
+        if (failed(SymbolTable::replaceAllSymbolUses(
+                global, StringAttr::get(&getContext(), right), module)))
+          return signalPassFailure();
+        symbols.erase(global);
+        continue;
+      }
+      if (failed(symbols.rename(global, right)))
+        return signalPassFailure();
+    }
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Memory effects of mpi ops
+//===----------------------------------------------------------------------===//
+
+/// mpi.allreduce reads its send buffer and writes its receive buffer.
+struct AllReduceEffects
+    : public MemoryEffectOpInterface::ExternalModel<AllReduceEffects,
+                                                    mpi::AllReduceOp> {
+  void getEffects(Operation *op,
+                  SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+                      &effects) const {
+    auto allreduce = cast<mpi::AllReduceOp>(op);
+    effects.emplace_back(MemoryEffects::Read::get(),
+                         &allreduce.getSendbufMutable());
+    effects.emplace_back(MemoryEffects::Write::get(),
+                         &allreduce.getRecvbufMutable());
+  }
+};
+
+} // namespace
+
+void trellis::registerMPIMemoryEffectModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, mpi::MPIDialect *) {
+    mpi::AllReduceOp::attachInterface<AllReduceEffects>(*ctx);
+  });
+}

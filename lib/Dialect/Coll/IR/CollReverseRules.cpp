@@ -1,0 +1,83 @@
+//===- CollReverseRules.cpp - Reverse-mode rules of collectives -----------===//
+//
+// SPMD programs are differentiated rank by rank; the loss of the job is the
+// sum of the ranks' losses. Under that convention the vector-Jacobian
+// product of each collective is again a collective:
+//
+//   psum(x)        -> psum(dy)            (same groups)
+//   pmean(x)       -> pmean(dy)
+//   ppermute(x, P) -> ppermute(dy, P⁻¹)   (the pairs reversed)
+//   all_gather(x)  -> this rank's slice of psum(dy)   (a reduce-scatter)
+//
+// Adasum is not differentiable (its coefficients depend on the inputs in a
+// way nobody needs gradients of); it has no rule, so differentiating through
+// it is an error of the differentiation pass.
+//
+//===----------------------------------------------------------------------===//
+
+#include "trellis/Dialect/Coll/IR/Coll.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace trellis::coll;
+using trellis::ad::ReverseContext;
+
+using ValueVec = SmallVectorImpl<Value>;
+
+LogicalResult PsumOp::buildReverse(OpBuilder &b, ReverseContext &,
+                                   ValueRange dres, ValueVec &d) {
+  d.assign({dres[0] ? PsumOp::create(b, getLoc(), dres[0], getAxisAttr(),
+                                     getGroupsAttr())
+                    : Value()});
+  return success();
+}
+
+LogicalResult PmeanOp::buildReverse(OpBuilder &b, ReverseContext &,
+                                    ValueRange dres, ValueVec &d) {
+  d.assign({dres[0] ? PmeanOp::create(b, getLoc(), dres[0], getAxisAttr(),
+                                      getGroupsAttr())
+                    : Value()});
+  return success();
+}
+
+LogicalResult PpermuteOp::buildReverse(OpBuilder &b, ReverseContext &,
+                                       ValueRange dres, ValueVec &d) {
+  if (!dres[0]) {
+    d.assign({Value()});
+    return success();
+  }
+  SmallVector<int64_t> inverse;
+  for (auto [source, destination] : getSendPairs(getPairsAttr()))
+    llvm::append_values(inverse, destination, source);
+  auto pairs = DenseIntElementsAttr::get(getPairsAttr().getType(), inverse);
+  d.assign({PpermuteOp::create(b, getLoc(), dres[0], getAxisAttr(), pairs)});
+  return success();
+}
+
+LogicalResult AllGatherOp::buildReverse(OpBuilder &b, ReverseContext &,
+                                        ValueRange dres, ValueVec &d) {
+  if (!dres[0]) {
+    d.assign({Value()});
+    return success();
+  }
+  Location loc = getLoc();
+  // Sum the cotangent over the ranks, then keep this rank's slice.
+  Value summed = PsumOp::create(b, loc, dres[0], getAxisAttr(),
+                                DenseIntElementsAttr());
+  RankedTensorType xType = getX().getType();
+  int64_t dim = getDim();
+  Value index = AxisIndexOp::create(b, loc, b.getIndexType(), getAxisAttr());
+  Value offset = arith::MulIOp::create(
+      b, loc, index,
+      arith::ConstantIndexOp::create(b, loc, xType.getDimSize(dim)));
+  SmallVector<OpFoldResult> offsets(xType.getRank(), b.getIndexAttr(0));
+  offsets[dim] = offset;
+  SmallVector<OpFoldResult> sizes, strides(xType.getRank(), b.getIndexAttr(1));
+  for (int64_t size : xType.getShape())
+    sizes.push_back(b.getIndexAttr(size));
+  d.assign({tensor::ExtractSliceOp::create(b, loc, xType, summed, offsets,
+                                           sizes, strides)});
+  return success();
+}

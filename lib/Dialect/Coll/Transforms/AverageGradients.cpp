@@ -1,0 +1,199 @@
+//===- AverageGradients.cpp - Data-parallel gradient reduction ------------===//
+//
+// Rewrites the uses of every gradient an ad.grad / ad.value_and_grad yields
+// to the gradient reduced over the batch axis (pass description in
+// dialects/Coll/Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#include "trellis/Dialect/Coll/Transforms/Passes.h"
+
+#include "trellis/Dialect/AD/IR/AD.h"
+#include "trellis/Dialect/Coll/IR/Coll.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringSwitch.h"
+
+namespace trellis::coll {
+#define GEN_PASS_DEF_COLLAVERAGEGRADIENTS
+#include "trellis/Dialect/Coll/Transforms/Passes.h.inc"
+} // namespace trellis::coll
+
+using namespace mlir;
+using namespace trellis;
+using namespace trellis::coll;
+
+namespace {
+
+enum class Reduction { Mean, Adasum, AdasumApprox };
+
+/// Builds the reduction of one gradient tensor.
+class Reducer {
+public:
+  Reducer(OpBuilder &b, StringAttr axis, DenseIntElementsAttr groups,
+          int64_t groupSize)
+      : b(b), axis(axis), groups(groups), groupSize(groupSize) {}
+
+  Value reduce(Location loc, Value g, Reduction reduction) {
+    switch (reduction) {
+    case Reduction::Mean:
+      return PmeanOp::create(b, loc, g, axis, groups);
+    case Reduction::Adasum:
+      return AdasumOp::create(b, loc, g, axis, groups);
+    case Reduction::AdasumApprox:
+      return adasumApprox(loc, g);
+    }
+    llvm_unreachable("unknown reduction");
+  }
+
+private:
+  /// Trax's first version: psum(g · (1 − (g·Σg − ‖g‖²) / (n·‖g‖²))); a
+  /// zero gradient keeps coefficient 1 instead of dividing by zero.
+  Value adasumApprox(Location loc, Value g) {
+    auto type = cast<RankedTensorType>(g.getType());
+    Type elementType = type.getElementType();
+    Value sum = PsumOp::create(b, loc, g, axis, groups);
+    Value numerator = dot(loc, g, sum), norm = dot(loc, g, g);
+    Value n;
+    if (groups) {
+      n = arith::ConstantOp::create(b, loc,
+                                    b.getFloatAttr(elementType, groupSize));
+    } else {
+      Value size = AxisSizeOp::create(b, loc, b.getIndexType(), axis);
+      n = arith::SIToFPOp::create(
+          b, loc, elementType,
+          arith::IndexCastOp::create(b, loc, b.getI64Type(), size));
+    }
+    Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(elementType, 1));
+    Value zero =
+        arith::ConstantOp::create(b, loc, b.getFloatAttr(elementType, 0));
+    Value ratio = arith::DivFOp::create(
+        b, loc, arith::SubFOp::create(b, loc, numerator, norm),
+        arith::MulFOp::create(b, loc, n, norm));
+    Value coefficient = arith::SubFOp::create(b, loc, one, ratio);
+    Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                         norm, zero);
+    coefficient = arith::SelectOp::create(b, loc, isZero, one, coefficient);
+    Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), elementType);
+    Value splat = linalg::FillOp::create(b, loc, coefficient, empty).getResult(0);
+    Value scaled = arith::MulFOp::create(b, loc, g, splat);
+    return PsumOp::create(b, loc, scaled, axis, groups);
+  }
+
+  /// Σ x·y over all elements, as a scalar.
+  Value dot(Location loc, Value x, Value y) {
+    auto type = cast<RankedTensorType>(x.getType());
+    Type elementType = type.getElementType();
+    auto flatType = RankedTensorType::get({type.getNumElements()}, elementType);
+    auto flat = [&](Value v) -> Value {
+      if (type.getRank() == 1)
+        return v;
+      ReassociationIndices all;
+      for (int64_t i = 0; i < type.getRank(); ++i)
+        all.push_back(i);
+      if (type.getRank() == 0)
+        return tensor::ExpandShapeOp::create(b, loc, flatType, v,
+                                             ArrayRef<ReassociationIndices>{});
+      return tensor::CollapseShapeOp::create(
+          b, loc, flatType, v, ArrayRef<ReassociationIndices>{all});
+    };
+    auto scalarType = RankedTensorType::get({}, elementType);
+    Value zero =
+        arith::ConstantOp::create(b, loc, b.getFloatAttr(elementType, 0));
+    Value empty =
+        tensor::EmptyOp::create(b, loc, scalarType.getShape(), elementType);
+    Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+    Value result =
+        linalg::DotOp::create(b, loc, ValueRange{flat(x), flat(y)}, init)
+            .getResult(0);
+    return tensor::ExtractOp::create(b, loc, result, ValueRange{});
+  }
+
+  OpBuilder &b;
+  StringAttr axis;
+  DenseIntElementsAttr groups;
+  int64_t groupSize;
+};
+
+struct CollAverageGradientsPass
+    : public coll::impl::CollAverageGradientsBase<CollAverageGradientsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::optional<Reduction> reduction =
+        llvm::StringSwitch<std::optional<Reduction>>(reduce)
+            .Case("mean", Reduction::Mean)
+            .Case("adasum", Reduction::Adasum)
+            .Case("adasum-approx", Reduction::AdasumApprox)
+            .Default(std::nullopt);
+    if (!reduction) {
+      module.emitError("coll-average-gradients: unknown reduce='")
+          << reduce << "' (expected mean, adasum or adasum-approx)";
+      return signalPassFailure();
+    }
+    OpBuilder b(module.getContext());
+    DenseIntElementsAttr groups;
+    int64_t groupSize = 0;
+    if (weightShards < 1) {
+      module.emitError("coll-average-gradients: weight-shards must be at "
+                       "least 1, got ")
+          << weightShards;
+      return signalPassFailure();
+    }
+    if (weightShards > 1) {
+      if (ranks <= 0 || ranks % weightShards != 0) {
+        module.emitError("coll-average-gradients: weight-shards=")
+            << weightShards
+            << " needs ranks=N, a multiple of it, to form the shard groups";
+        return signalPassFailure();
+      }
+      // Rank r holds shard r mod S: group d is [d, S+d, 2S+d, …].
+      groupSize = ranks / weightShards;
+      SmallVector<int64_t> flat;
+      for (int64_t d = 0; d < weightShards; ++d)
+        for (int64_t i = 0; i < groupSize; ++i)
+          flat.push_back(weightShards * i + d);
+      groups = DenseIntElementsAttr::get(
+          RankedTensorType::get({weightShards, groupSize}, b.getI64Type()),
+          flat);
+    }
+    Reducer reducer(b, b.getStringAttr(axis), groups, groupSize);
+
+    WalkResult walk = module.walk([&](Operation *op) -> WalkResult {
+      ValueRange grads;
+      if (auto grad = dyn_cast<ad::GradOp>(op))
+        grads = grad.getResults().take_front(grad.getDiffArgIndices().size());
+      else if (auto grad = dyn_cast<ad::ValueAndGradOp>(op))
+        grads = grad.getResults().take_back(grad.getDiffArgIndices().size());
+      else
+        return WalkResult::advance();
+      b.setInsertionPointAfter(op);
+      for (auto [i, g] : llvm::enumerate(grads)) {
+        auto type = dyn_cast<RankedTensorType>(g.getType());
+        if (!type || !type.hasStaticShape() ||
+            !isa<Float32Type, Float64Type>(type.getElementType())) {
+          op->emitOpError("gradient #")
+              << i << " has type " << g.getType()
+              << "; coll-average-gradients reduces static f32/f64 tensors only";
+          return WalkResult::interrupt();
+        }
+        // Only the uses that existed before: the reduction itself uses g.
+        SmallVector<OpOperand *> uses;
+        for (OpOperand &use : g.getUses())
+          uses.push_back(&use);
+        Value reduced = reducer.reduce(op->getLoc(), g, *reduction);
+        for (OpOperand *use : uses)
+          use->set(reduced);
+      }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace

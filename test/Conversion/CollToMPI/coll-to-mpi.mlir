@@ -1,0 +1,120 @@
+// convert-coll-to-mpi: psum on MPI_COMM_WORLD becomes upstream mpi.allreduce
+// on 1-D views of the operand's buffer and a fresh result buffer; what the
+// upstream dialect lacks (groups, ppermute, all_gather, Adasum, comm size)
+// calls the collectives runtime through its C interface.
+// RUN: trellis-opt %s --convert-coll-to-mpi | FileCheck %s
+
+// CHECK: module attributes {dlti.map = #dlti.map<"MPI:Implementation" = "OpenMPI">}
+// CHECK-DAG: func.func private @trellis_coll_psum_groups_f32(memref<?xf32>, memref<?xf32>, memref<?xi64>, i64) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @trellis_coll_ppermute_f64(memref<?xf64>, memref<?xf64>, memref<?xi64>) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @trellis_coll_all_gather_f32(memref<?xf32>, memref<?xf32>, i64) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @trellis_coll_adasum_f32(memref<?xf32>, memref<?xf32>, memref<?xi64>, i64) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @trellis_coll_axis_size() -> i64
+
+// CHECK-LABEL: func.func @psum
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
+// CHECK: %[[IN:.*]] = bufferization.to_buffer %[[X]] read_only : tensor<2x3xf32> to memref<2x3xf32>
+// CHECK: %[[IN1:.*]] = memref.collapse_shape %[[IN]] {{\[\[}}0, 1]] : memref<2x3xf32> into memref<6xf32>
+// CHECK: %[[OUT:.*]] = memref.alloc() : memref<2x3xf32>
+// CHECK: %[[OUT1:.*]] = memref.collapse_shape %[[OUT]] {{\[\[}}0, 1]]
+// CHECK: %[[WORLD:.*]] = mpi.comm_world : !mpi.comm
+// CHECK: mpi.allreduce(%[[IN1]], %[[OUT1]], MPI_SUM, %[[WORLD]]) : memref<6xf32>, memref<6xf32>
+// CHECK: %[[R:.*]] = bufferization.to_tensor %[[OUT]] restrict writable : memref<2x3xf32> to tensor<2x3xf32>
+// CHECK: return %[[R]]
+func.func @psum(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = coll.psum %x {axis = "batch"} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// A scalar is viewed as a 1-element buffer.
+// CHECK-LABEL: func.func @psum_scalar
+// CHECK: memref.expand_shape %{{.*}} [] output_shape [1] : memref<f32> into memref<1xf32>
+// CHECK: mpi.allreduce
+func.func @psum_scalar(%x: tensor<f32>) -> tensor<f32> {
+  %0 = coll.psum %x {axis = "batch"} : tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// CHECK-LABEL: func.func @psum_groups
+// CHECK: %[[G:.*]] = arith.constant dense<[0, 2, 1, 3]> : tensor<4xi64>
+// CHECK: %[[GB:.*]] = bufferization.to_buffer %[[G]] read_only
+// CHECK: %[[GD:.*]] = memref.cast %[[GB]] : memref<4xi64> to memref<?xi64>
+// CHECK: %[[SIZE:.*]] = arith.constant 2 : i64
+// CHECK: call @trellis_coll_psum_groups_f32(%{{.*}}, %{{.*}}, %[[GD]], %[[SIZE]])
+func.func @psum_groups(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = coll.psum %x {axis = "batch", groups = dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// pmean divides by the number of ranks, asked of the runtime.
+// CHECK-LABEL: func.func @pmean
+// CHECK: mpi.allreduce
+// CHECK: %[[SUM:.*]] = bufferization.to_tensor
+// CHECK: %[[N:.*]] = call @trellis_coll_axis_size() : () -> i64
+// CHECK: %[[NF:.*]] = arith.sitofp %{{.*}} : i64 to f32
+// CHECK: %[[FILL:.*]] = linalg.fill ins(%[[NF]] : f32)
+// CHECK: arith.divf %[[SUM]], %[[FILL]] : tensor<8xf32>
+func.func @pmean(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = coll.pmean %x {axis = "batch"} : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// With groups, by the group size, a constant.
+// CHECK-LABEL: func.func @pmean_groups
+// CHECK: call @trellis_coll_psum_groups_f32
+// CHECK: %[[TWO:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK: linalg.fill ins(%[[TWO]] : f32)
+func.func @pmean_groups(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = coll.pmean %x {axis = "batch", groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>} : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// CHECK-LABEL: func.func @ppermute
+// CHECK: arith.constant dense<[0, 1, 1, 2, 2, 0]> : tensor<6xi64>
+// CHECK: call @trellis_coll_ppermute_f64
+func.func @ppermute(%x: tensor<4xf64>) -> tensor<4xf64> {
+  %0 = coll.ppermute %x {axis = "batch", pairs = dense<[[0, 1], [1, 2], [2, 0]]> : tensor<3x2xi64>} : tensor<4xf64>
+  return %0 : tensor<4xf64>
+}
+
+// all_gather along dim 0: the stacked ranks are merged into dim 0.
+// CHECK-LABEL: func.func @all_gather_dim0
+// CHECK: %[[STACK:.*]] = memref.alloc() : memref<4x2x3xf32>
+// CHECK: %[[N:.*]] = arith.constant 4 : i64
+// CHECK: call @trellis_coll_all_gather_f32(%{{.*}}, %{{.*}}, %[[N]])
+// CHECK: %[[T:.*]] = bufferization.to_tensor %[[STACK]]
+// CHECK-NOT: linalg.transpose
+// CHECK: tensor.collapse_shape %[[T]] {{\[\[}}0, 1], [2]] : tensor<4x2x3xf32> into tensor<8x3xf32>
+func.func @all_gather_dim0(%x: tensor<2x3xf32>) -> tensor<8x3xf32> {
+  %0 = coll.all_gather %x {axis = "batch", dim = 0 : i64} : tensor<2x3xf32> -> tensor<8x3xf32>
+  return %0 : tensor<8x3xf32>
+}
+
+// Along dim 1: the rank dimension moves next to dim 1 first.
+// CHECK-LABEL: func.func @all_gather_dim1
+// CHECK: call @trellis_coll_all_gather_f32
+// CHECK: %[[TR:.*]] = linalg.transpose ins(%{{.*}} : tensor<4x2x3xf32>) outs(%{{.*}} : tensor<2x4x3xf32>) permutation = [1, 0, 2]
+// CHECK: tensor.collapse_shape %[[TR]] {{\[\[}}0], [1, 2]] : tensor<2x4x3xf32> into tensor<2x12xf32>
+func.func @all_gather_dim1(%x: tensor<2x3xf32>) -> tensor<2x12xf32> {
+  %0 = coll.all_gather %x {axis = "batch", dim = 1 : i64} : tensor<2x3xf32> -> tensor<2x12xf32>
+  return %0 : tensor<2x12xf32>
+}
+
+// Adasum over all ranks passes empty groups.
+// CHECK-LABEL: func.func @adasum
+// CHECK: arith.constant dense<> : tensor<0xi64>
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK: call @trellis_coll_adasum_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[ZERO]])
+func.func @adasum(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %0 = coll.adasum %x {axis = "batch"} : tensor<16xf32>
+  return %0 : tensor<16xf32>
+}
+
+// CHECK-LABEL: func.func @axis
+// CHECK: %[[WORLD:.*]] = mpi.comm_world
+// CHECK: %[[RANK:.*]] = mpi.comm_rank(%[[WORLD]]) : i32
+// CHECK: arith.index_cast %[[RANK]] : i32 to index
+func.func @axis() -> index {
+  %0 = coll.axis_index {axis = "batch"} : index
+  return %0 : index
+}
