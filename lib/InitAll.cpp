@@ -102,6 +102,8 @@ void trellis::registerAllPasses() {
   using namespace mlir;
   registerConvertNNToLinalg();
   registerConvertCollToMPI();
+  registerTrellisPrepareContractions();
+  registerConvertLinalgToBlas();
   registerFixOpenMPISymbols();
   coll::registerTrellisCollPasses();
   ad::registerTrellisADPasses();

@@ -33,4 +33,134 @@ def ConvertNNToLinalg : Pass<"convert-nn-to-linalg"> {
   ];
 }
 
+def ConvertCollToMPI : Pass<"convert-coll-to-mpi", "::mlir::ModuleOp"> {
+  let summary = "Lower coll collectives to the mpi dialect and the Trellis "
+                "collectives runtime";
+  let description = [{
+    Runs on tensors, before bufferization: each collective reads its operand
+    through `bufferization.to_buffer`, writes a fresh buffer, and hands it
+    back with `bufferization.to_tensor`. Tensors are flattened to 1-D buffers
+    (the `mpi` ops count elements along the first dimension only).
+
+    * `psum` without groups becomes upstream `mpi.allreduce` (`MPI_SUM`) on
+      `mpi.comm_world`; `pmean` divides it by the axis size.
+    * `axis_index` becomes `mpi.comm_rank`.
+    * Where the upstream dialect has no op or its OpenMPI lowering is wrong
+      (LLVM 22: `comm_split` results read as 32-bit ints although OpenMPI
+      communicators are pointers; `comm_size`, `isend`, `irecv` and `wait`
+      not lowered), the op becomes a call into the Trellis collectives
+      runtime (`lib/ExecutionEngine/CollectivesRuntime.cpp`): psum/pmean
+      with groups, ppermute (non-blocking, deadlock-free for any pairs),
+      all_gather (`MPI_Allgather`, then a transpose for `dim > 0`), Adasum
+      (vector-halving, distance-doubling) and axis_size.
+
+    The module gets `dlti.map<"MPI:Implementation" = "OpenMPI">` unless it
+    names an implementation already. Only the axis `"batch"` (all ranks) is
+    defined; another axis is an error.
+
+    The `mpi` ops have no memory effects in LLVM 22; the pass attaches them
+    (reads of the send buffer, writes of the receive buffer) so that
+    buffer deallocation can place frees around them.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
+    "mlir::DLTIDialect", "mlir::func::FuncDialect",
+    "mlir::linalg::LinalgDialect", "mlir::memref::MemRefDialect",
+    "mlir::mpi::MPIDialect", "mlir::tensor::TensorDialect"
+  ];
+}
+
+def FixOpenMPISymbols : Pass<"fix-openmpi-symbols", "::mlir::ModuleOp"> {
+  let summary = "Rename the MPI reduction-op globals of the upstream "
+                "lowering to the names OpenMPI exports";
+  let description = [{
+    LLVM 22's MPI-to-LLVM lowering for OpenMPI refers to reduction ops as
+    `ompi_mpi_sum`, `ompi_mpi_max`, … while OpenMPI 4 exports
+    `ompi_mpi_op_sum`, `ompi_mpi_op_max`, …; a program linked as lowered
+    fails to resolve them. This pass renames the `llvm.mlir.global`
+    declarations and their `llvm.mlir.addressof` uses. Run it after
+    `convert-to-llvm`.
+  }];
+}
+
+def TrellisPrepareContractions : Pass<"trellis-prepare-contractions"> {
+  let summary = "Fold transposes into GEMM-shaped contractions and give each "
+                "its own zero fill (tensors, before bufferization)";
+  let description = [{
+    Readies the GEMM-shaped contractions that `convert-linalg-to-blas` will
+    hand to a BLAS after bufferization (the contractions `trellis::matchGemm`
+    accepts: named `linalg.matmul` / `batch_matmul` or a `linalg.generic`
+    whose body is `out + a * b`):
+
+    * an input produced by a pure permutation copy (`linalg.transpose`, or a
+      generic that only yields its input under permutation maps) is replaced
+      by the copy's source and the permutation is folded into the input's
+      indexing map; the contraction becomes a `linalg.generic`. The BLAS call
+      then reads the source with `Trans` instead of a materialized transpose
+      (the adjoints of `ad-differentiate` transpose weights and activations);
+    * an init produced by `linalg.fill` is re-created (with its
+      `tensor.empty`) right before the contraction when the fill has other
+      uses or sits elsewhere, so that after bufferization the fill directly
+      precedes the contraction on its own buffer and the BLAS call can absorb
+      it (`beta = 0`) instead of copying a shared zero buffer.
+
+    Example:
+
+    ```mlir
+    %t = linalg.transpose ins(%w : tensor<4x8xf32>) outs(%e : tensor<8x4xf32>) permutation = [1, 0]
+    %r = linalg.matmul ins(%x, %t : tensor<2x8xf32>, tensor<8x4xf32>) outs(%z : tensor<2x4xf32>) -> tensor<2x4xf32>
+    // becomes
+    %r = linalg.generic {indexing_maps = [(m, n, k) -> (m, k), (m, n, k) -> (n, k), (m, n, k) -> (m, n)], ...}
+           ins(%x, %w : tensor<2x8xf32>, tensor<4x8xf32>) outs(%z : tensor<2x4xf32>) { out + a * b }
+    ```
+  }];
+  let dependentDialects = [
+    "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"
+  ];
+}
+
+def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "mlir::ModuleOp"> {
+  let summary = "Lower GEMM-shaped linalg ops on memrefs to CBLAS ?gemm calls";
+  let description = [{
+    Rewrites every contraction `trellis::matchGemm` accepts (`linalg.matmul`,
+    `linalg.batch_matmul`, transposed variants through `indexing_maps`, and
+    `linalg.generic` contractions `out + a * b` such as attention's batched
+    products and the adjoints autodiff emits) on bufferized memrefs into calls
+    of `cblas_sgemm` (f32) or `cblas_dgemm` (f64), when:
+
+    * all three operands are memrefs of the same element type, f32 or f64,
+      with static shapes and static strides (offsets may be dynamic);
+    * each operand's two matrix dimensions (after fixing the batch indices)
+      can be described to a BLAS: one of them has stride 1 and the other a
+      leading dimension no smaller than the row length. Transposed storage
+      becomes `Trans` (A, B) or a column-major call (C);
+    * every size fits a 32-bit BLAS integer.
+
+    Batch dimensions become `scf.for` loops around the call. The call keeps
+    linalg's accumulate semantics (`beta = 1`: the init is added to); when
+    the nearest preceding memory-touching op is a `linalg.fill` of zero of
+    the same init buffer, the fill is dropped and `beta = 0`. Pointers are
+    the aligned base plus the offset (`memref.extract_aligned_pointer_as_index`,
+    `memref.extract_strided_metadata`). Anything not matched is left for
+    `convert-linalg-to-loops`. The JIT loads the BLAS library when the
+    lowered module calls `cblas_*`.
+
+    Example:
+
+    ```mlir
+    linalg.fill ins(%zero : f32) outs(%c : memref<64x1024xf32>)
+    linalg.matmul ins(%a, %b : memref<64x784xf32>, memref<784x1024xf32>)
+                  outs(%c : memref<64x1024xf32>)
+    // becomes
+    func.call @cblas_sgemm(%rowMajor, %noTrans, %noTrans, %c64, %c1024, %c784,
+        %one, %pa, %c784, %pb, %c1024, %zero, %pc, %c1024) : (...) -> ()
+    ```
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+    "mlir::LLVM::LLVMDialect", "mlir::memref::MemRefDialect",
+    "mlir::scf::SCFDialect"
+  ];
+}
+
 #endif // TRELLIS_CONVERSION_PASSES

@@ -20,8 +20,13 @@ static constexpr const char *kLowerToLLVM =
     "inline,"
     "convert-nn-to-linalg,"
     "canonicalize,"
+    // Collectives to mpi ops and runtime calls on buffers of the tensors.
+    "convert-coll-to-mpi,"
     "func.func(convert-elementwise-to-linalg),"
     "func.func(linalg-fuse-elementwise-ops),"
+    // GEMM-shaped contractions: transposes folded into their indexing maps,
+    // a zero fill of their own (docs/performance.md).
+    "func.func(trellis-prepare-contractions),"
     // Tensors to buffers. Identity layouts at function boundaries give the
     // host plain dense descriptors.
     "one-shot-bufferize{bufferize-function-boundaries "
@@ -32,6 +37,8 @@ static constexpr const char *kLowerToLLVM =
     "convert-bufferization-to-memref,"
     // Buffers to loops to LLVM. Allocation goes through the generic hooks so
     // the runtime can count live tensor bytes.
+    // GEMMs to BLAS calls first; the loops take everything else.
+    "convert-linalg-to-blas,"
     "func.func(convert-linalg-to-loops),"
     "convert-scf-to-cf,"
     "expand-strided-metadata,"
@@ -42,6 +49,8 @@ static constexpr const char *kLowerToLLVM =
     "convert-math-to-libm,"
     "finalize-memref-to-llvm{use-generic-functions=true},"
     "convert-to-llvm,"
+    // The upstream MPI lowering misnames OpenMPI's reduction ops.
+    "fix-openmpi-symbols,"
     "reconcile-unrealized-casts";
 
 LogicalResult trellis::buildLowerToLLVMPipeline(OpPassManager &pm) {

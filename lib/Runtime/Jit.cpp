@@ -2,8 +2,10 @@
 
 #include "trellis/Runtime/Jit.h"
 
+#include "BlasLibrary.h"
 #include "PackedCall.h"
 #include "RuntimeError.h"
+#include "trellis/ExecutionEngine/CollectivesRuntime.h"
 #include "trellis/InitAll.h"
 #include "trellis/Pipelines/Pipelines.h"
 #include "trellis/Runtime/AllocHooks.h"
@@ -39,9 +41,10 @@ static mlir::Operation *findUnconvertedOp(mlir::ModuleOp module) {
 }
 
 /// Returns true if the lowered module calls into MPI.
-static bool usesMpi(mlir::ModuleOp module) {
+static bool callsMpi(mlir::ModuleOp module) {
   for (auto func : module.getOps<mlir::LLVM::LLVMFuncOp>())
-    if (func.isExternal() && func.getSymName().starts_with("MPI_"))
+    if (func.isExternal() && (func.getSymName().starts_with("MPI_") ||
+                              func.getSymName().contains("trellis_coll_")))
       return true;
   for (auto global : module.getOps<mlir::LLVM::GlobalOp>())
     if (global.getSymName().starts_with("ompi_"))
@@ -123,12 +126,18 @@ JitModule::compile(mlir::ModuleOp module, llvm::StringRef entry,
   llvm::SmallVector<std::string> libraries;
   if (llvm::sys::fs::exists(TRELLIS_C_RUNNER_UTILS_PATH))
     libraries.push_back(TRELLIS_C_RUNNER_UTILS_PATH);
-  if (usesMpi(module)) {
+  if (callsMpi(module)) {
     llvm::StringRef mpi = TRELLIS_MPI_LIBRARY_PATH;
     if (mpi.empty() || !llvm::sys::fs::exists(mpi))
       return makeError("the program calls MPI but no MPI library was found "
                        "when Trellis was built");
     libraries.push_back(mpi.str());
+  }
+  if (callsBlas(module)) {
+    llvm::Expected<std::string> blas = getBlasLibraryPath();
+    if (!blas)
+      return blas.takeError();
+    libraries.push_back(*blas);
   }
   libraries.append(options.sharedLibPaths.begin(),
                    options.sharedLibPaths.end());
@@ -173,8 +182,13 @@ JitModule::compile(mlir::ModuleOp module, llvm::StringRef entry,
     return makeError("JIT compilation failed: " +
                      llvm::toString(packedEntry.takeError()));
   (*engine)->initialize();
-  return std::unique_ptr<JitModule>(
+  std::unique_ptr<JitModule> jit(
       new JitModule(std::move(*signature), std::move(*engine), *packedEntry));
+  // MPI is initialized once per process, before the first collective.
+  jit->communicates = callsMpi(module);
+  if (jit->communicates)
+    trellis_coll_init();
+  return jit;
 }
 
 llvm::Expected<llvm::SmallVector<HostArray>>

@@ -4,6 +4,7 @@
 #define TRELLIS_CONVERSION_PASSES_H
 
 #include "trellis/Conversion/CollToMPI/CollToMPI.h"
+#include "trellis/Conversion/LinalgToBlas/LinalgToBlas.h"
 #include "trellis/Conversion/NNToLinalg/NNToLinalg.h"
 
 namespace trellis {

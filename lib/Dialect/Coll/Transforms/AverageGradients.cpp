@@ -122,35 +122,36 @@ struct CollAverageGradientsPass
     : public coll::impl::CollAverageGradientsBase<CollAverageGradientsPass> {
   using Base::Base;
 
+  /// Checks the options once, before any IR is touched.
+  LogicalResult initialize(MLIRContext *ctx) override {
+    auto fail = [&](const Twine &message) {
+      emitError(UnknownLoc::get(ctx)) << "coll-average-gradients: " << message;
+      return failure();
+    };
+    reduction = llvm::StringSwitch<std::optional<Reduction>>(reduce)
+                    .Case("mean", Reduction::Mean)
+                    .Case("adasum", Reduction::Adasum)
+                    .Case("adasum-approx", Reduction::AdasumApprox)
+                    .Default(std::nullopt);
+    if (!reduction)
+      return fail("unknown reduce='" + reduce +
+                  "' (expected mean, adasum or adasum-approx)");
+    int64_t shards = weightShards, jobRanks = ranks;
+    if (shards < 1)
+      return fail("weight-shards must be at least 1, got " + Twine(shards));
+    if (shards > 1 && (jobRanks <= 0 || jobRanks % shards != 0))
+      return fail("weight-shards=" + Twine(shards) +
+                  " needs ranks=N, a positive multiple of it, to form the "
+                  "shard groups");
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::optional<Reduction> reduction =
-        llvm::StringSwitch<std::optional<Reduction>>(reduce)
-            .Case("mean", Reduction::Mean)
-            .Case("adasum", Reduction::Adasum)
-            .Case("adasum-approx", Reduction::AdasumApprox)
-            .Default(std::nullopt);
-    if (!reduction) {
-      module.emitError("coll-average-gradients: unknown reduce='")
-          << reduce << "' (expected mean, adasum or adasum-approx)";
-      return signalPassFailure();
-    }
     OpBuilder b(module.getContext());
     DenseIntElementsAttr groups;
     int64_t groupSize = 0;
-    if (weightShards < 1) {
-      module.emitError("coll-average-gradients: weight-shards must be at "
-                       "least 1, got ")
-          << weightShards;
-      return signalPassFailure();
-    }
     if (weightShards > 1) {
-      if (ranks <= 0 || ranks % weightShards != 0) {
-        module.emitError("coll-average-gradients: weight-shards=")
-            << weightShards
-            << " needs ranks=N, a multiple of it, to form the shard groups";
-        return signalPassFailure();
-      }
       // Rank r holds shard r mod S: group d is [d, S+d, 2S+d, …].
       groupSize = ranks / weightShards;
       SmallVector<int64_t> flat;
@@ -194,6 +195,8 @@ struct CollAverageGradientsPass
     if (walk.wasInterrupted())
       signalPassFailure();
   }
+
+  std::optional<Reduction> reduction;
 };
 
 } // namespace

@@ -1,0 +1,324 @@
+//===- LinalgToBlas.cpp - GEMM-shaped linalg ops to CBLAS calls -----------===//
+//
+// After bufferization, every contraction matchGemm accepts whose operands a
+// BLAS can address becomes a call of cblas_sgemm / cblas_dgemm (in scf.for
+// loops over its batch dimensions). The call is told the layout through the
+// CBLAS arguments instead of copying: an operand stored transposed is passed
+// with Trans, an init stored column-major makes the call column-major.
+//
+//===----------------------------------------------------------------------===//
+
+#include "trellis/Conversion/LinalgToBlas/LinalgToBlas.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <limits>
+
+namespace trellis {
+#define GEN_PASS_DEF_CONVERTLINALGTOBLAS
+#include "trellis/Conversion/Passes.h.inc"
+} // namespace trellis
+
+using namespace mlir;
+
+namespace {
+
+// CBLAS enum values (cblas.h).
+constexpr int32_t kRowMajor = 101, kColMajor = 102;
+constexpr int32_t kNoTrans = 111, kTrans = 112;
+
+/// One operand of the GEMM as the BLAS sees it: a matrix of `rows` x `cols`
+/// (after the batch indices are fixed), with its memref strides.
+struct MatrixView {
+  int64_t rows, rowStride, cols, colStride;
+};
+
+/// The leading dimension of `view` read as a row-major matrix, if it is one:
+/// unit stride along a row (or rows of length one) and rows that do not
+/// overlap. BLAS requires ld >= max(1, cols) even where it is irrelevant.
+std::optional<int64_t> rowMajorLd(MatrixView view) {
+  int64_t minLd = std::max<int64_t>(1, view.cols);
+  if (view.colStride != 1 && view.cols > 1)
+    return std::nullopt;
+  if (view.rows <= 1)
+    return minLd;
+  if (view.rowStride < minLd)
+    return std::nullopt;
+  return view.rowStride;
+}
+
+MatrixView transposed(MatrixView view) {
+  return {view.cols, view.colStride, view.rows, view.rowStride};
+}
+
+/// How a BLAS call reads one input: transposed or not, and its leading dim.
+struct InputLayout {
+  bool trans;
+  int64_t ld;
+};
+
+/// The layout of an input that is logically `view` (rows x cols) in a call
+/// of the given order; prefers NoTrans.
+std::optional<InputLayout> inputLayout(MatrixView view, bool rowMajor) {
+  MatrixView asStored = rowMajor ? view : transposed(view);
+  if (std::optional<int64_t> ld = rowMajorLd(asStored))
+    return InputLayout{false, *ld};
+  if (std::optional<int64_t> ld = rowMajorLd(transposed(asStored)))
+    return InputLayout{true, *ld};
+  return std::nullopt;
+}
+
+/// Everything the call needs, decided from static types.
+struct GemmPlan {
+  trellis::GemmDims dims;
+  FloatType elementType;
+  bool rowMajor;
+  InputLayout a, b;
+  int64_t ldc;
+  int64_t m, n, k;
+  /// Per operand (A, B, C), the memref stride of each batch loop.
+  SmallVector<SmallVector<int64_t, 2>, 3> batchStrides;
+  SmallVector<int64_t, 2> batchSizes;
+};
+
+/// Static strides of a memref with a static shape, or failure.
+FailureOr<SmallVector<int64_t>> getStaticStrides(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!type.hasStaticShape() ||
+      failed(type.getStridesAndOffset(strides, offset)) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return failure();
+  return strides;
+}
+
+/// Plans the BLAS call for `op`, or fails if the op is not a GEMM a BLAS can
+/// compute in place (types, layouts, sizes).
+FailureOr<GemmPlan> planGemm(linalg::LinalgOp op) {
+  FailureOr<trellis::GemmDims> dims = trellis::matchGemm(op);
+  if (failed(dims) || !op.hasPureBufferSemantics())
+    return failure();
+  GemmPlan plan;
+  plan.dims = *dims;
+
+  SmallVector<Value, 3> operands = {op.getDpsInputs()[0], op.getDpsInputs()[1],
+                                    op.getDpsInits()[0]};
+  SmallVector<SmallVector<int64_t>, 3> strides;
+  for (Value operand : operands) {
+    auto type = dyn_cast<MemRefType>(operand.getType());
+    if (!type)
+      return failure();
+    FailureOr<SmallVector<int64_t>> s = getStaticStrides(type);
+    if (failed(s))
+      return failure();
+    strides.push_back(*s);
+  }
+  auto elementType = dyn_cast<FloatType>(
+      cast<MemRefType>(operands[0].getType()).getElementType());
+  if (!elementType || !(elementType.isF32() || elementType.isF64()) ||
+      llvm::any_of(operands, [&](Value v) {
+        return cast<MemRefType>(v.getType()).getElementType() != elementType;
+      }))
+    return failure();
+  plan.elementType = elementType;
+
+  SmallVector<int64_t> loopSizes = op.getStaticLoopRanges();
+  if (llvm::any_of(loopSizes, ShapedType::isDynamic))
+    return failure();
+  constexpr int64_t kIntMax = std::numeric_limits<int32_t>::max();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  // The stride of loop `d` in operand `i`.
+  auto strideOf = [&](unsigned i, unsigned d) {
+    std::optional<unsigned> pos =
+        maps[i].getResultPosition(getAffineDimExpr(d, op.getContext()));
+    return strides[i][*pos];
+  };
+  auto view = [&](unsigned i, unsigned rowDim, unsigned colDim) {
+    return MatrixView{loopSizes[rowDim], strideOf(i, rowDim),
+                      loopSizes[colDim], strideOf(i, colDim)};
+  };
+  plan.m = loopSizes[dims->m];
+  plan.n = loopSizes[dims->n];
+  plan.k = loopSizes[dims->k];
+  if (plan.m > kIntMax || plan.n > kIntMax || plan.k > kIntMax)
+    return failure();
+
+  // The init decides the call's order: row-major if C's rows are contiguous,
+  // column-major (the same call on transposed storage) if its columns are.
+  MatrixView c = view(2, dims->m, dims->n);
+  if (std::optional<int64_t> ld = rowMajorLd(c)) {
+    plan.rowMajor = true;
+    plan.ldc = *ld;
+  } else if (std::optional<int64_t> ld = rowMajorLd(transposed(c))) {
+    plan.rowMajor = false;
+    plan.ldc = *ld;
+  } else {
+    return failure();
+  }
+  std::optional<InputLayout> a =
+      inputLayout(view(0, dims->m, dims->k), plan.rowMajor);
+  std::optional<InputLayout> b =
+      inputLayout(view(1, dims->k, dims->n), plan.rowMajor);
+  if (!a || !b || a->ld > kIntMax || b->ld > kIntMax || plan.ldc > kIntMax)
+    return failure();
+  plan.a = *a;
+  plan.b = *b;
+
+  plan.batchStrides.resize(3);
+  for (unsigned d : dims->batch) {
+    plan.batchSizes.push_back(loopSizes[d]);
+    for (unsigned i = 0; i < 3; ++i)
+      plan.batchStrides[i].push_back(strideOf(i, d));
+  }
+  return plan;
+}
+
+/// If the nearest op before `op` that touches memory is a zero fill of
+/// `init`, returns it: the call can overwrite instead of accumulate.
+linalg::FillOp findZeroFillOf(Operation *op, Value init) {
+  Operation *prev = op->getPrevNode();
+  while (prev && (isMemoryEffectFree(prev) || isa<memref::AllocOp>(prev)))
+    prev = prev->getPrevNode();
+  auto fill = dyn_cast_or_null<linalg::FillOp>(prev);
+  if (!fill || fill.getDpsInits()[0] != init ||
+      !matchPattern(fill.getDpsInputs()[0], m_AnyZeroFloat()))
+    return nullptr;
+  return fill;
+}
+
+/// Returns the declaration of `name` with `type`, adding it to the module if
+/// absent; fails if the module has a different symbol of that name.
+FailureOr<func::FuncOp> getOrDeclare(ModuleOp module, StringRef name,
+                                     FunctionType type) {
+  if (Operation *existing = module.lookupSymbol(name)) {
+    auto func = dyn_cast<func::FuncOp>(existing);
+    if (!func || func.getFunctionType() != type) {
+      existing->emitError() << "'" << name
+                            << "' is declared with an unexpected type; "
+                               "convert-linalg-to-blas calls it as "
+                            << type;
+      return failure();
+    }
+    return func;
+  }
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto func = func::FuncOp::create(b, module.getLoc(), name, type);
+  func.setPrivate();
+  return func;
+}
+
+FunctionType getGemmType(MLIRContext *ctx, FloatType elementType) {
+  Type i32 = IntegerType::get(ctx, 32);
+  Type ptr = LLVM::LLVMPointerType::get(ctx);
+  // order, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc
+  return FunctionType::get(ctx,
+                           {i32, i32, i32, i32, i32, i32, elementType, ptr, i32,
+                            ptr, i32, elementType, ptr, i32},
+                           {});
+}
+
+/// Replaces `op` by the planned call(s).
+void emitGemm(OpBuilder &b, linalg::LinalgOp op, const GemmPlan &plan,
+              func::FuncOp callee, bool overwrite) {
+  Location loc = op.getLoc();
+  SmallVector<Value, 3> operands = {op.getDpsInputs()[0], op.getDpsInputs()[1],
+                                    op.getDpsInits()[0]};
+  Type i64 = b.getI64Type();
+  // One constant per value: the call reads M, N, K and the leading dims.
+  llvm::SmallDenseMap<int64_t, Value> i32Consts;
+  auto i32Const = [&](int64_t v) -> Value {
+    Value &c = i32Consts[v];
+    if (!c)
+      c = arith::ConstantIntOp::create(b, loc, v, 32);
+    return c;
+  };
+  auto indexConst = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  // Aligned base (bytes) and offset (elements) of each operand.
+  SmallVector<Value, 3> bases, offsets;
+  for (Value operand : operands) {
+    bases.push_back(
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, operand));
+    offsets.push_back(
+        memref::ExtractStridedMetadataOp::create(b, loc, operand).getOffset());
+  }
+  Value elementBytes =
+      indexConst(plan.elementType.getIntOrFloatBitWidth() / 8);
+  Value alpha = arith::ConstantFloatOp::create(
+      b, loc, plan.elementType, APFloat(plan.elementType.getFloatSemantics(), 1));
+  Value beta = arith::ConstantFloatOp::create(
+      b, loc, plan.elementType,
+      APFloat(plan.elementType.getFloatSemantics(), overwrite ? 0 : 1));
+  Value order = i32Const(plan.rowMajor ? kRowMajor : kColMajor);
+  Value transA = i32Const(plan.a.trans ? kTrans : kNoTrans);
+  Value transB = i32Const(plan.b.trans ? kTrans : kNoTrans);
+  Value m = i32Const(plan.m), n = i32Const(plan.n), k = i32Const(plan.k);
+  Value lda = i32Const(plan.a.ld), ldb = i32Const(plan.b.ld),
+        ldc = i32Const(plan.ldc);
+
+  // Nested loops over the batch dims; the call in the innermost body.
+  SmallVector<Value, 2> ivs;
+  OpBuilder::InsertionGuard guard(b);
+  Value zero = indexConst(0), one = indexConst(1);
+  for (int64_t size : plan.batchSizes) {
+    auto loop = scf::ForOp::create(b, loc, zero, indexConst(size), one);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    ivs.push_back(loop.getInductionVar());
+  }
+  SmallVector<Value, 3> pointers;
+  for (unsigned i = 0; i < 3; ++i) {
+    Value element = offsets[i];
+    for (auto [iv, stride] : llvm::zip(ivs, plan.batchStrides[i]))
+      element = arith::AddIOp::create(
+          b, loc, element,
+          arith::MulIOp::create(b, loc, iv, indexConst(stride)));
+    Value address = arith::AddIOp::create(
+        b, loc, bases[i], arith::MulIOp::create(b, loc, element, elementBytes));
+    Value asInt = arith::IndexCastOp::create(b, loc, i64, address);
+    pointers.push_back(LLVM::IntToPtrOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext()), asInt));
+  }
+  func::CallOp::create(b, loc, callee,
+                       ValueRange{order, transA, transB, m, n, k, alpha,
+                                  pointers[0], lda, pointers[1], ldb, beta,
+                                  pointers[2], ldc});
+}
+
+struct ConvertLinalgToBlasPass
+    : trellis::impl::ConvertLinalgToBlasBase<ConvertLinalgToBlasPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<std::pair<linalg::LinalgOp, GemmPlan>, 4> gemms;
+    module.walk([&](linalg::LinalgOp op) {
+      if (FailureOr<GemmPlan> plan = planGemm(op); succeeded(plan))
+        gemms.emplace_back(op, std::move(*plan));
+    });
+    if (gemms.empty())
+      return;
+    MLIRContext *ctx = &getContext();
+    for (auto &[op, plan] : gemms) {
+      bool f32 = plan.elementType.isF32();
+      FailureOr<func::FuncOp> callee =
+          getOrDeclare(module, f32 ? "cblas_sgemm" : "cblas_dgemm",
+                       getGemmType(ctx, plan.elementType));
+      if (failed(callee))
+        return signalPassFailure();
+      OpBuilder b(op);
+      linalg::FillOp fill = findZeroFillOf(op, op.getDpsInits()[0]);
+      emitGemm(b, op, plan, *callee, /*overwrite=*/fill != nullptr);
+      if (fill)
+        fill.erase();
+      op.erase();
+    }
+  }
+};
+
+} // namespace
