@@ -9,9 +9,9 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 
 namespace {
@@ -23,7 +23,25 @@ struct AllocationTable {
   llvm::DenseMap<void *, size_t> sizes;
   uint64_t liveBytes = 0;
   uint64_t peakBytes = 0;
+  /// Freed large blocks kept for reuse, by exact size (training steps
+  /// allocate the same sizes every step). Fresh pages cost a page fault and
+  /// zeroing each (~1 ms per 16 MiB), as much as the work on them.
+  std::multimap<size_t, void *> cache;
+  uint64_t cachedBytes = 0;
 };
+
+/// Blocks at least this large are cached; malloc reuses smaller ones well.
+constexpr size_t kCacheMinBytes = 64 << 10;
+constexpr size_t kCacheAlignment = 64;
+
+/// TRELLIS_ALLOC_CACHE_MB bounds the cached bytes (default 1024, 0 = off).
+uint64_t cacheCapacity() {
+  static const uint64_t capacity = [] {
+    const char *value = std::getenv("TRELLIS_ALLOC_CACHE_MB");
+    return (value ? std::strtoull(value, nullptr, 10) : 1024ull) << 20;
+  }();
+  return capacity;
+}
 
 } // namespace
 
@@ -50,7 +68,22 @@ static void recordAllocation(void *ptr, size_t size) {
                  static_cast<unsigned long long>(table.liveBytes));
 }
 
+/// A cached block of exactly `size` bytes, or null.
+static void *takeCached(size_t size) {
+  AllocationTable &table = getTable();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  auto it = table.cache.find(size);
+  if (it == table.cache.end())
+    return nullptr;
+  void *ptr = it->second;
+  table.cache.erase(it);
+  table.cachedBytes -= size;
+  return ptr;
+}
+
 extern "C" void *_mlir_memref_to_llvm_alloc(size_t size) {
+  if (size >= kCacheMinBytes)
+    return _mlir_memref_to_llvm_aligned_alloc(kCacheAlignment, size);
   void *ptr = std::malloc(std::max<size_t>(size, 1));
   if (ptr)
     recordAllocation(ptr, size);
@@ -64,7 +97,11 @@ extern "C" void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment,
   if (!llvm::isPowerOf2_64(alignment))
     alignment = llvm::NextPowerOf2(alignment);
   void *ptr = nullptr;
-  if (posix_memalign(&ptr, alignment, std::max<size_t>(size, 1)) != 0)
+  bool cacheable = size >= kCacheMinBytes && alignment <= kCacheAlignment;
+  if (cacheable)
+    ptr = takeCached(size);
+  if (!ptr && posix_memalign(&ptr, cacheable ? kCacheAlignment : alignment,
+                             std::max<size_t>(size, 1)) != 0)
     return nullptr;
   recordAllocation(ptr, size);
   return ptr;
@@ -84,7 +121,14 @@ extern "C" void _mlir_memref_to_llvm_free(void *ptr) {
     if (traceAllocations())
       std::fprintf(stderr, "free %zu live %llu\n", it->second,
                    static_cast<unsigned long long>(table.liveBytes));
+    size_t size = it->second;
     table.sizes.erase(it);
+    if (size >= kCacheMinBytes &&
+        table.cachedBytes + size <= cacheCapacity()) {
+      table.cache.emplace(size, ptr);
+      table.cachedBytes += size;
+      return;
+    }
   }
   std::free(ptr);
 }

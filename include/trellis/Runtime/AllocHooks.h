@@ -3,7 +3,10 @@
 // Lowered Trellis code allocates and frees every buffer through the generic
 // hooks of `finalize-memref-to-llvm{use-generic-functions=true}`. The host
 // defines them here and counts live bytes and their high-water mark, which
-// is what `trellis-run --stats` reports as peak_tensor_bytes.
+// is what `trellis-run --stats` reports as peak_tensor_bytes. Freed blocks of
+// 64 KiB and more are kept for reuse by size (up to TRELLIS_ALLOC_CACHE_MB,
+// default 1024): they no longer count as live, and a later allocation of the
+// same size gets them without fresh pages to fault in.
 //
 //===----------------------------------------------------------------------===//
 
