@@ -11,6 +11,8 @@ PACKAGES=(
   cmake ninja-build g++ git
   # MPI for the coll dialect's lowering and data-parallel runs.
   libopenmpi-dev openmpi-bin
+  # zlib: deflated members of .npz datasets.
+  zlib1g-dev
   # BLAS for matmul-heavy ops and for the NumPy/PyTorch references.
   libopenblas-dev libopenblas0-pthread
   # Reference computations in tests (Debian's python, not the one first on PATH).

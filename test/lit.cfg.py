@@ -38,6 +38,14 @@ config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
 config.environment["PYTHONPATH"] = os.path.join(config.trellis_src_root, "test", "lib")
 
 llvm_config.add_tool_substitutions(
-    ["trellis-opt", "trellis-run", "trellis-equiv"], [config.trellis_tools_dir])
+    ["trellis-opt", "trellis-run", "trellis-equiv", "trellis-train"], [config.trellis_tools_dir])
 llvm_config.with_environment("PATH", config.trellis_tools_dir, append_path=True)
+# The embedding API (docs/embedding.md): the AOT compiler, the build tree to
+# install from, the libraries AOT programs link.
+llvm_config.add_tool_substitutions(["trellis-aot"], [config.trellis_tools_dir])
+config.substitutions.append(("%trellis_build", config.trellis_obj_root))
+config.substitutions.append(
+    ("%trellis_lib", os.path.join(config.trellis_obj_root, "lib")))
+config.substitutions.append(
+    ("%llvm_lib", os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")))
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -56,13 +56,20 @@ def ADRemat : Pass<"ad-remat", "::mlir::ModuleOp"> {
 
     * `policy=store` (default): store every activation; nothing changes.
     * `policy=every every=K`: checkpoint every K layers: only each segment's
-      outputs are stored, its internals are recomputed in the backward pass.
-    * `policy=budget budget=BYTES`: store everything if the chain's
-      activations fit in BYTES; otherwise choose the segment length whose
-      estimated peak (stored segment outputs plus one segment's internals
-      during its recomputation) is smallest, and report (as a remark) the
-      estimate and whether it fits. Every segment is recomputed once, so
-      any checkpointing costs one extra forward pass of the chain.
+      outputs are stored, its internals are recomputed in the backward pass
+      (a trailing segment of one layer is stored as is).
+    * `policy=budget budget=BYTES`: the schedule (a partition of the chain
+      into stored layers and checkpointed segments) of least estimated
+      recomputation whose estimated peak is at most BYTES, found by dynamic
+      programming over segment boundaries with each layer's own bytes and
+      cost. The estimated peak is the maximum, over segments, of the bytes
+      stored for the segments before it plus everything the segment
+      produces (live while it is recomputed and reversed), plus a fixed
+      workspace (the gradients and a reverse rule's temporaries). A remark
+      reports the schedule, its estimate and its recomputation next to the
+      best uniform segment length's. A budget below the smallest estimate
+      of any schedule is an error that names that estimate. Model,
+      assumptions and complexity: docs/reversible.md.
   }];
   let options = [
     Option<"policy", "policy", "std::string", /*default=*/"\"store\"",
@@ -70,7 +77,7 @@ def ADRemat : Pass<"ad-remat", "::mlir::ModuleOp"> {
     Option<"every", "every", "int64_t", /*default=*/"2",
            "Layers per checkpointed segment (policy=every)">,
     Option<"budget", "budget", "int64_t", /*default=*/"0",
-           "Activation memory budget in bytes (policy=budget)">
+           "Peak tensor memory budget in bytes (policy=budget)">
   ];
   let dependentDialects = ["::trellis::ad::ADDialect"];
 }

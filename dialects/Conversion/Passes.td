@@ -126,7 +126,8 @@ def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "mlir::ModuleOp"> {
     `linalg.batch_matmul`, transposed variants through `indexing_maps`, and
     `linalg.generic` contractions `out + a * b` such as attention's batched
     products and the adjoints autodiff emits) on bufferized memrefs into calls
-    of `cblas_sgemm` (f32) or `cblas_dgemm` (f64), when:
+    of `cblas_sgemm` (f32; oneDNN's `dnnl_sgemm` with `sgemm=dnnl`) or
+    `cblas_dgemm` (f64), when:
 
     * all three operands are memrefs of the same element type, f32 or f64,
       with static shapes and static strides (offsets may be dynamic);
@@ -134,7 +135,7 @@ def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "mlir::ModuleOp"> {
       can be described to a BLAS: one of them has stride 1 and the other a
       leading dimension no smaller than the row length. Transposed storage
       becomes `Trans` (A, B) or a column-major call (C);
-    * every size fits a 32-bit BLAS integer.
+    * every size fits a 32-bit BLAS integer and none is zero.
 
     Batch dimensions become `scf.for` loops around the call. The call keeps
     linalg's accumulate semantics (`beta = 1`: the init is added to); when
@@ -142,8 +143,8 @@ def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "mlir::ModuleOp"> {
     the same init buffer, the fill is dropped and `beta = 0`. Pointers are
     the aligned base plus the offset (`memref.extract_aligned_pointer_as_index`,
     `memref.extract_strided_metadata`). Anything not matched is left for
-    `convert-linalg-to-loops`. The JIT loads the BLAS library when the
-    lowered module calls `cblas_*`.
+    `convert-linalg-to-loops`. The JIT loads OpenBLAS when the lowered
+    module calls `cblas_*`, oneDNN when it calls `dnnl_*`.
 
     Example:
 
@@ -156,6 +157,11 @@ def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "mlir::ModuleOp"> {
         %one, %pa, %c784, %pb, %c1024, %zero, %pc, %c1024) : (...) -> ()
     ```
   }];
+  let options = [
+    Option<"sgemm", "sgemm", "std::string", /*default=*/"\"cblas\"",
+           "Library of the f32 GEMMs: `cblas` (cblas_sgemm) or `dnnl` "
+           "(oneDNN's row-major dnnl_sgemm; f64 always uses cblas_dgemm)">
+  ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
     "mlir::LLVM::LLVMDialect", "mlir::memref::MemRefDialect",

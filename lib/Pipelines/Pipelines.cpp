@@ -37,8 +37,9 @@ static constexpr const char *kLowerToLLVM =
     "convert-bufferization-to-memref,"
     // Buffers to loops to LLVM. Allocation goes through the generic hooks so
     // the runtime can count live tensor bytes.
-    // GEMMs to BLAS calls first; the loops take everything else.
-    "convert-linalg-to-blas,"
+    // GEMMs to library calls first (f32: oneDNN, f64: OpenBLAS); the loops
+    // take everything else.
+    "convert-linalg-to-blas{sgemm=dnnl},"
     "func.func(convert-linalg-to-loops),"
     "convert-scf-to-cf,"
     "expand-strided-metadata,"

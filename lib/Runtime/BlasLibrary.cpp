@@ -1,8 +1,10 @@
-//===- BlasLibrary.cpp - The BLAS the JIT loads for GEMM calls ------------===//
+//===- BlasLibrary.cpp - The GEMM libraries the JIT loads -----------------===//
 //
-// The library is loaded into the process by the ExecutionEngine, so its own
-// thread settings apply: OpenBLAS reads OPENBLAS_NUM_THREADS (default: every
-// core) when it is loaded. docs/performance.md says why OpenBLAS.
+// The libraries are loaded into the process by the ExecutionEngine and keep
+// their own thread settings, read when they are loaded: OpenBLAS
+// OPENBLAS_NUM_THREADS, oneDNN (built on OpenMP) OMP_NUM_THREADS; both
+// default to every core. docs/performance.md says which library does what
+// and why.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,20 +17,65 @@
 
 #include <cstdlib>
 
-bool trellis::runtime::callsBlas(mlir::ModuleOp module) {
+using trellis::runtime::makeError;
+
+/// Returns true if the module calls an external function named `prefix*`.
+static bool callsFunctionWithPrefix(mlir::ModuleOp module,
+                                    llvm::StringRef prefix) {
   for (auto func : module.getOps<mlir::LLVM::LLVMFuncOp>())
-    if (func.isExternal() && func.getSymName().starts_with("cblas_"))
+    if (func.isExternal() && func.getSymName().starts_with(prefix))
       return true;
   return false;
 }
 
-llvm::Expected<std::string> trellis::runtime::getBlasLibraryPath() {
-  std::string path = TRELLIS_BLAS_LIBRARY_PATH;
-  if (const char *env = std::getenv("TRELLIS_BLAS_LIBRARY"); env && *env)
+/// $`envVar` if set and non-empty, else `builtIn`; an error if that is not
+/// an existing file.
+static llvm::Expected<std::string> findLibrary(const char *envVar,
+                                               llvm::StringRef builtIn,
+                                               llvm::StringRef what,
+                                               llvm::StringRef package) {
+  std::string path = builtIn.str();
+  if (const char *env = std::getenv(envVar); env && *env)
     path = env;
   if (path.empty() || !llvm::sys::fs::exists(path))
-    return makeError("the program calls a BLAS but no BLAS library was found "
-                     "(set TRELLIS_BLAS_LIBRARY or install libopenblas-dev)" +
-                     (path.empty() ? std::string() : ": " + path));
+    return makeError("the program calls " + what + " but it was not found (" +
+                     (path.empty() ? std::string("install ") + package.str()
+                                   : "no file " + path) +
+                     "; or set " + envVar + ")");
   return path;
+}
+
+/// Passes $TRELLIS_NUM_THREADS on to the libraries' own variables.
+static void setLibraryThreads() {
+  const char *threads = std::getenv("TRELLIS_NUM_THREADS");
+  if (!threads || !*threads)
+    return;
+  setenv("OPENBLAS_NUM_THREADS", threads, /*overwrite=*/0);
+  setenv("OMP_NUM_THREADS", threads, /*overwrite=*/0);
+}
+
+llvm::Error trellis::runtime::appendGemmLibraries(
+    mlir::ModuleOp module, llvm::SmallVectorImpl<std::string> &libraries) {
+  bool cblas = callsFunctionWithPrefix(module, "cblas_");
+  bool dnnl = callsFunctionWithPrefix(module, "dnnl_");
+  if (!cblas && !dnnl)
+    return llvm::Error::success();
+  setLibraryThreads();
+  if (cblas) {
+    llvm::Expected<std::string> path =
+        findLibrary("TRELLIS_BLAS_LIBRARY", TRELLIS_BLAS_LIBRARY_PATH,
+                    "a CBLAS", "libopenblas-dev");
+    if (!path)
+      return path.takeError();
+    libraries.push_back(*path);
+  }
+  if (dnnl) {
+    llvm::Expected<std::string> path =
+        findLibrary("TRELLIS_DNNL_LIBRARY", TRELLIS_DNNL_LIBRARY_PATH,
+                    "oneDNN", "libdnnl-dev");
+    if (!path)
+      return path.takeError();
+    libraries.push_back(*path);
+  }
+  return llvm::Error::success();
 }

@@ -17,6 +17,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
@@ -81,11 +82,35 @@ static void initializeOnce() {
   (void)initialized;
 }
 
-JitModule::JitModule(EntrySignature signature,
-                     std::unique_ptr<mlir::ExecutionEngine> engine,
-                     void (*packedEntry)(void **))
-    : signature(std::move(signature)), engine(std::move(engine)),
-      packedEntry(packedEntry) {}
+llvm::Error trellis::runtime::lowerToLLVMDialect(mlir::ModuleOp module,
+                                                llvm::StringRef pipeline) {
+  initializeOnce();
+  mlir::PassManager pm(module.getContext(), mlir::ModuleOp::getOperationName());
+  if (pipeline.empty()) {
+    if (mlir::failed(trellis::buildLowerToLLVMPipeline(pm)))
+      return makeError("the lowering pipeline names an unregistered pass");
+  } else {
+    std::string message;
+    llvm::raw_string_ostream os(message);
+    if (mlir::failed(mlir::parsePassPipeline(pipeline, pm, os)))
+      return makeError("invalid pass pipeline '" + pipeline +
+                       "': " + llvm::StringRef(message).trim());
+  }
+  if (mlir::failed(pm.run(module)))
+    return makeError("lowering to the LLVM dialect failed");
+  // convert-to-llvm leaves what it cannot lower without a word.
+  if (mlir::Operation *op = findUnconvertedOp(module)) {
+    mlir::emitError(op->getLoc())
+        << "'" << op->getName() << "' was not lowered to the LLVM dialect";
+    return makeError("lowering left '" + op->getName().getStringRef() +
+                     "' outside the LLVM dialect");
+  }
+  return llvm::Error::success();
+}
+
+JitModule::JitModule(llvm::SmallVector<Entry> entries,
+                     std::unique_ptr<mlir::ExecutionEngine> engine)
+    : entries(std::move(entries)), engine(std::move(engine)) {}
 
 JitModule::~JitModule() = default;
 
@@ -99,28 +124,54 @@ JitModule::compile(mlir::ModuleOp module, llvm::StringRef entry,
   llvm::Expected<EntrySignature> signature = getEntrySignature(*func);
   if (!signature)
     return signature.takeError();
+  llvm::SmallVector<Entry> entries(1);
+  entries.front().signature = std::move(*signature);
+  return compileEntries(module, std::move(entries), options);
+}
 
+llvm::Expected<std::unique_ptr<JitModule>>
+JitModule::compileModule(mlir::ModuleOp module, const JitOptions &options) {
+  llvm::SmallVector<Entry> entries;
+  llvm::SmallVector<std::pair<std::string, std::string>> skipped;
+  for (auto func : module.getOps<mlir::func::FuncOp>()) {
+    if (func.isExternal() || !func.isPublic())
+      continue;
+    llvm::Expected<EntrySignature> signature = getEntrySignature(func);
+    if (!signature) {
+      skipped.emplace_back(func.getSymName().str(),
+                           llvm::toString(signature.takeError()));
+      continue;
+    }
+    entries.emplace_back();
+    entries.back().signature = std::move(*signature);
+  }
+  if (entries.empty())
+    return makeError("the module has no public function with a body that "
+                     "the host can call");
+  llvm::Expected<std::unique_ptr<JitModule>> jit =
+      compileEntries(module, std::move(entries), options);
+  if (jit)
+    (*jit)->skipped = std::move(skipped);
+  return jit;
+}
+
+llvm::Expected<std::unique_ptr<JitModule>>
+JitModule::compileEntries(mlir::ModuleOp module,
+                          llvm::SmallVector<Entry> entries,
+                          const JitOptions &options) {
   if (options.optLevel > 3)
     return makeError("the optimization level must be 0, 1, 2 or 3");
 
-  initializeOnce();
-  mlir::PassManager pm(module.getContext(), mlir::ModuleOp::getOperationName());
-  if (mlir::failed(trellis::buildLowerToLLVMPipeline(pm)))
-    return makeError("the lowering pipeline names an unregistered pass");
-  if (mlir::failed(pm.run(module)))
-    return makeError("lowering to the LLVM dialect failed");
-  // convert-to-llvm leaves what it cannot lower without a word.
-  if (mlir::Operation *op = findUnconvertedOp(module)) {
-    mlir::emitError(op->getLoc())
-        << "'" << op->getName() << "' was not lowered to the LLVM dialect";
-    return makeError("lowering left '" + op->getName().getStringRef() +
-                     "' outside the LLVM dialect");
-  }
-  auto llvmFunc = module.lookupSymbol<mlir::LLVM::LLVMFuncOp>(entry);
-  if (!llvmFunc)
-    return makeError("lowering removed the entry @" + entry);
-  if (llvm::Error err = verifyLoweredSignature(llvmFunc, *signature))
+  if (llvm::Error err = lowerToLLVMDialect(module, options.pipeline))
     return std::move(err);
+  for (const Entry &entry : entries) {
+    const std::string &name = entry.signature.name;
+    auto llvmFunc = module.lookupSymbol<mlir::LLVM::LLVMFuncOp>(name);
+    if (!llvmFunc)
+      return makeError("lowering removed the entry @" + name);
+    if (llvm::Error err = verifyLoweredSignature(llvmFunc, entry.signature))
+      return std::move(err);
+  }
 
   // Shared libraries the lowered code may call: memrefCopy & co, MPI.
   llvm::SmallVector<std::string> libraries;
@@ -133,12 +184,8 @@ JitModule::compile(mlir::ModuleOp module, llvm::StringRef entry,
                        "when Trellis was built");
     libraries.push_back(mpi.str());
   }
-  if (callsBlas(module)) {
-    llvm::Expected<std::string> blas = getBlasLibraryPath();
-    if (!blas)
-      return blas.takeError();
-    libraries.push_back(*blas);
-  }
+  if (llvm::Error err = appendGemmLibraries(module, libraries))
+    return std::move(err);
   libraries.append(options.sharedLibPaths.begin(),
                    options.sharedLibPaths.end());
   llvm::SmallVector<llvm::StringRef> libraryRefs(libraries.begin(),
@@ -175,15 +222,18 @@ JitModule::compile(mlir::ModuleOp module, llvm::StringRef entry,
                      " is called but defined nowhere (not in the module, the "
                      "process or its libraries)");
 
-  // Look the wrapper up now, so that code generation is not timed as a run.
-  llvm::Expected<void (*)(void **)> packedEntry =
-      (*engine)->lookupPacked(entry);
-  if (!packedEntry)
-    return makeError("JIT compilation failed: " +
-                     llvm::toString(packedEntry.takeError()));
+  // Look the wrappers up now, so that code generation is not timed as a run.
+  for (Entry &entry : entries) {
+    llvm::Expected<void (*)(void **)> packedEntry =
+        (*engine)->lookupPacked(entry.signature.name);
+    if (!packedEntry)
+      return makeError("JIT compilation failed: " +
+                       llvm::toString(packedEntry.takeError()));
+    entry.packedEntry = *packedEntry;
+  }
   (*engine)->initialize();
   std::unique_ptr<JitModule> jit(
-      new JitModule(std::move(*signature), std::move(*engine), *packedEntry));
+      new JitModule(std::move(entries), std::move(*engine)));
   // MPI is initialized once per process, before the first collective.
   jit->communicates = callsMpi(module);
   if (jit->communicates)
@@ -191,26 +241,86 @@ JitModule::compile(mlir::ModuleOp module, llvm::StringRef entry,
   return jit;
 }
 
-llvm::Expected<llvm::SmallVector<HostArray>>
-JitModule::call(llvm::ArrayRef<HostArray> inputs, CallStats *stats) {
-  if (inputs.size() != signature.args.size())
+const JitModule::Entry *JitModule::lookupEntry(llvm::StringRef name) const {
+  for (const Entry &entry : entries)
+    if (entry.signature.name == name)
+      return &entry;
+  return nullptr;
+}
+
+const EntrySignature *JitModule::lookupSignature(llvm::StringRef entry) const {
+  const Entry *found = lookupEntry(entry);
+  return found ? &found->signature : nullptr;
+}
+
+llvm::SmallVector<llvm::StringRef> JitModule::getEntryNames() const {
+  llvm::SmallVector<llvm::StringRef> names;
+  for (const Entry &entry : entries)
+    names.push_back(entry.signature.name);
+  return names;
+}
+
+llvm::StringRef JitModule::getSkipReason(llvm::StringRef name) const {
+  for (const auto &[skippedName, reason] : skipped)
+    if (skippedName == name)
+      return reason;
+  return "";
+}
+
+/// Checks the number of `args` and that each binds to its parameter.
+static llvm::Error checkArguments(const EntrySignature &signature,
+                                  llvm::ArrayRef<HostArray> args) {
+  if (args.size() != signature.args.size())
     return makeError("@" + signature.name + " takes " +
                      llvm::Twine(signature.args.size()) + " arguments, got " +
-                     llvm::Twine(inputs.size()));
-  // The program may write into its arguments: give it copies.
-  llvm::SmallVector<HostArray> args;
-  for (auto [index, input] : llvm::enumerate(inputs)) {
-    if (llvm::Error err = checkBinding(signature.args[index], input))
+                     llvm::Twine(args.size()));
+  for (auto [index, arg] : llvm::enumerate(args))
+    if (llvm::Error err = checkBinding(signature.args[index], arg))
       return makeError("argument " + llvm::Twine(index) + ": " +
                        llvm::toString(std::move(err)));
-    args.push_back(input.clone());
-  }
+  return llvm::Error::success();
+}
 
-  PackedCall call(signature, args);
+llvm::Expected<llvm::SmallVector<HostArray>>
+JitModule::call(llvm::ArrayRef<HostArray> inputs, CallStats *stats) {
+  return call(entries.front().signature.name, inputs, stats);
+}
+
+llvm::Expected<llvm::SmallVector<HostArray>>
+JitModule::call(llvm::StringRef entryName, llvm::ArrayRef<HostArray> inputs,
+                CallStats *stats) {
+  const Entry *entry = lookupEntry(entryName);
+  if (!entry)
+    return makeError("@" + entryName + " is not a callable function");
+  if (llvm::Error err = checkArguments(entry->signature, inputs))
+    return std::move(err);
+  // The program may write into its arguments: give it copies.
+  llvm::SmallVector<HostArray> args;
+  for (const HostArray &input : inputs)
+    args.push_back(input.clone());
+  return callEntry(*entry, args, stats);
+}
+
+llvm::Expected<llvm::SmallVector<HostArray>>
+JitModule::callInPlace(llvm::StringRef entryName,
+                       llvm::MutableArrayRef<HostArray> args,
+                       CallStats *stats) {
+  const Entry *entry = lookupEntry(entryName);
+  if (!entry)
+    return makeError("@" + entryName + " is not a callable function");
+  if (llvm::Error err = checkArguments(entry->signature, args))
+    return std::move(err);
+  return callEntry(*entry, args, stats);
+}
+
+llvm::Expected<llvm::SmallVector<HostArray>>
+JitModule::callEntry(const Entry &entry, llvm::MutableArrayRef<HostArray> args,
+                     CallStats *stats) {
+  PackedCall call(entry.signature, args);
   resetPeakBytes();
   uint64_t liveBefore = getLiveBytes();
   auto start = std::chrono::steady_clock::now();
-  packedEntry(call.getPackedArgs());
+  entry.packedEntry(call.getPackedArgs());
   auto end = std::chrono::steady_clock::now();
   llvm::Expected<llvm::SmallVector<HostArray>> results = call.takeResults();
   if (stats) {

@@ -15,6 +15,17 @@ unsigned trellis::runtime::getMpiRankFromEnvironment() {
   return 0;
 }
 
+unsigned trellis::runtime::getMpiWorldSizeFromEnvironment() {
+  for (const char *name : {"OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "PMI_SIZE"}) {
+    const char *value = std::getenv(name);
+    unsigned size;
+    if (value && !llvm::StringRef(value).trim().getAsInteger(10, size) &&
+        size > 0)
+      return size;
+  }
+  return 1;
+}
+
 std::string trellis::runtime::substituteRank(llvm::StringRef path,
                                              unsigned rank) {
   static constexpr llvm::StringLiteral kPlaceholder("{rank}");

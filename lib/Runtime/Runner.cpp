@@ -42,10 +42,8 @@ private:
 };
 } // namespace
 
-/// Parses and verifies the module in `filename`. MLIR's diagnostics (with
-/// source locations) go to stderr through `sourceMgr`'s handler.
-static llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
-loadModule(llvm::StringRef filename, mlir::MLIRContext &context,
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+trellis::runtime::loadModule(llvm::StringRef filename, mlir::MLIRContext &context,
            llvm::SourceMgr &sourceMgr) {
   std::string message;
   std::unique_ptr<llvm::MemoryBuffer> file =

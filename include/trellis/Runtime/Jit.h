@@ -31,6 +31,10 @@ namespace trellis::runtime {
 struct JitOptions {
   /// LLVM optimization level of the JIT (0-3).
   unsigned optLevel = 3;
+  /// The lowering to the LLVM dialect as pass-pipeline text anchored on
+  /// builtin.module (e.g. "trellis-lower-to-llvm" or "canonicalize,
+  /// convert-to-llvm"); empty for the Trellis pipeline.
+  std::string pipeline;
   /// Shared libraries to load besides the MLIR C runner utils (and the MPI
   /// library, which is added when the program calls MPI).
   llvm::SmallVector<std::string> sharedLibPaths;
@@ -45,6 +49,11 @@ struct CallStats {
   uint64_t peakBytes = 0;
 };
 
+/// Lowers `module` in place to the LLVM dialect with `pipeline` (pass-
+/// pipeline text anchored on builtin.module; empty for the Trellis
+/// lowering) and checks that nothing was left outside the LLVM dialect.
+llvm::Error lowerToLLVMDialect(mlir::ModuleOp module, llvm::StringRef pipeline);
+
 /// A compiled entry function, ready to be called.
 class JitModule {
 public:
@@ -55,6 +64,12 @@ public:
   compile(mlir::ModuleOp module, llvm::StringRef entry,
           const JitOptions &options = {});
 
+  /// Like compile(), but makes every public func.func with a body and a
+  /// host-passable signature callable by name (call(entry, ...)). Functions
+  /// the host cannot call are skipped; getSkipReason() says why.
+  static llvm::Expected<std::unique_ptr<JitModule>>
+  compileModule(mlir::ModuleOp module, const JitOptions &options = {});
+
   ~JitModule();
 
   /// True if the program communicates (calls MPI or the Trellis collectives
@@ -62,7 +77,17 @@ public:
   bool usesMpi() const { return communicates; }
 
   /// Returns the entry's signature as it was before lowering.
-  const EntrySignature &getSignature() const { return signature; }
+  const EntrySignature &getSignature() const { return entries.front().signature; }
+
+  /// Returns the signature of the callable function `entry`, or null.
+  const EntrySignature *lookupSignature(llvm::StringRef entry) const;
+
+  /// Returns the names of the callable functions, the first entry first.
+  llvm::SmallVector<llvm::StringRef> getEntryNames() const;
+
+  /// Returns why the public function `name` is not callable, or "" if it is
+  /// callable or was never a public function of the module.
+  llvm::StringRef getSkipReason(llvm::StringRef name) const;
 
   /// Calls the entry on copies of `inputs` (the program may write into its
   /// arguments; `inputs` stay unchanged) and returns copies of its results.
@@ -70,15 +95,40 @@ public:
   llvm::Expected<llvm::SmallVector<HostArray>>
   call(llvm::ArrayRef<HostArray> inputs, CallStats *stats = nullptr);
 
-private:
-  JitModule(EntrySignature signature,
-            std::unique_ptr<mlir::ExecutionEngine> engine,
-            void (*packedEntry)(void **));
+  /// Calls the callable function `entry` like call() does the first one.
+  llvm::Expected<llvm::SmallVector<HostArray>>
+  call(llvm::StringRef entry, llvm::ArrayRef<HostArray> inputs,
+       CallStats *stats = nullptr);
 
-  EntrySignature signature;
+  /// Calls `entry` on `args` themselves, which it may write into (no
+  /// copies: for hosts that already made their own).
+  llvm::Expected<llvm::SmallVector<HostArray>>
+  callInPlace(llvm::StringRef entry, llvm::MutableArrayRef<HostArray> args,
+              CallStats *stats = nullptr);
+
+private:
+  /// A callable function: its signature before lowering and the
+  /// ExecutionEngine's `_mlir_<name>(void **)` wrapper.
+  struct Entry {
+    EntrySignature signature;
+    void (*packedEntry)(void **) = nullptr;
+  };
+
+  JitModule(llvm::SmallVector<Entry> entries,
+            std::unique_ptr<mlir::ExecutionEngine> engine);
+
+  static llvm::Expected<std::unique_ptr<JitModule>>
+  compileEntries(mlir::ModuleOp module, llvm::SmallVector<Entry> entries,
+                 const JitOptions &options);
+  const Entry *lookupEntry(llvm::StringRef name) const;
+  llvm::Expected<llvm::SmallVector<HostArray>>
+  callEntry(const Entry &entry, llvm::MutableArrayRef<HostArray> args,
+            CallStats *stats);
+
+  llvm::SmallVector<Entry> entries;
+  /// Public functions that are not callable, with the reason.
+  llvm::SmallVector<std::pair<std::string, std::string>> skipped;
   std::unique_ptr<mlir::ExecutionEngine> engine;
-  /// The ExecutionEngine's `_mlir_<entry>(void **)` wrapper.
-  void (*packedEntry)(void **);
   bool communicates = false;
 };
 

@@ -14,6 +14,10 @@
 
 namespace trellis::runtime {
 
+/// Returns the number of ranks of the job from OMPI_COMM_WORLD_SIZE,
+/// PMIX_SIZE or PMI_SIZE; 1 outside mpirun.
+unsigned getMpiWorldSizeFromEnvironment();
+
 /// Returns the MPI rank from OMPI_COMM_WORLD_RANK, PMIX_RANK or PMI_RANK
 /// (the first that is set and is a non-negative integer), else 0.
 unsigned getMpiRankFromEnvironment();

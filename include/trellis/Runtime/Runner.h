@@ -9,6 +9,8 @@
 #ifndef TRELLIS_RUNTIME_RUNNER_H
 #define TRELLIS_RUNTIME_RUNNER_H
 
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 
@@ -16,6 +18,7 @@
 
 namespace llvm {
 class raw_ostream;
+class SourceMgr;
 } // namespace llvm
 
 namespace trellis::runtime {
@@ -39,6 +42,13 @@ struct RunnerOptions {
   /// LLVM optimization level of the JIT.
   unsigned optLevel = 3;
 };
+
+/// Parses and verifies the module in `filename` ("-" for stdin). MLIR's
+/// diagnostics (with source locations) go to stderr through `sourceMgr`'s
+/// handler.
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+loadModule(llvm::StringRef filename, mlir::MLIRContext &context,
+           llvm::SourceMgr &sourceMgr);
 
 /// Runs trellis-run. Summaries and statistics go to `out`; MLIR diagnostics
 /// go to stderr. The returned error is one line, without the tool prefix.

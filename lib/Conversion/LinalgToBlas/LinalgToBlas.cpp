@@ -147,7 +147,10 @@ FailureOr<GemmPlan> planGemm(linalg::LinalgOp op) {
   plan.m = loopSizes[dims->m];
   plan.n = loopSizes[dims->n];
   plan.k = loopSizes[dims->k];
-  if (plan.m > kIntMax || plan.n > kIntMax || plan.k > kIntMax)
+  // Empty products are left to the loops (which do nothing, or keep the
+  // init): dnnl_sgemm with K = 0 and beta = 0 leaves C unwritten.
+  if (plan.m > kIntMax || plan.n > kIntMax || plan.k > kIntMax ||
+      plan.m == 0 || plan.n == 0 || plan.k == 0)
     return failure();
 
   // The init decides the call's order: row-major if C's rows are contiguous,
@@ -214,19 +217,39 @@ FailureOr<func::FuncOp> getOrDeclare(ModuleOp module, StringRef name,
   return func;
 }
 
-FunctionType getGemmType(MLIRContext *ctx, FloatType elementType) {
-  Type i32 = IntegerType::get(ctx, 32);
+/// The GEMM entry points the pass can call.
+enum class GemmLibrary { Cblas, Dnnl };
+
+/// cblas_?gemm(order, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta,
+/// C, ldc) with 32-bit ints; dnnl_sgemm(transA, transB, M, N, K, alpha, A,
+/// lda, B, ldb, beta, C, ldc) with chars and 64-bit dims, row-major only,
+/// returning a status.
+FunctionType getGemmType(MLIRContext *ctx, GemmLibrary library,
+                         FloatType elementType) {
   Type ptr = LLVM::LLVMPointerType::get(ctx);
-  // order, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc
+  if (library == GemmLibrary::Dnnl) {
+    Type i8 = IntegerType::get(ctx, 8), i64 = IntegerType::get(ctx, 64);
+    return FunctionType::get(ctx,
+                             {i8, i8, i64, i64, i64, elementType, ptr, i64, ptr,
+                              i64, elementType, ptr, i64},
+                             {IntegerType::get(ctx, 32)});
+  }
+  Type i32 = IntegerType::get(ctx, 32);
   return FunctionType::get(ctx,
                            {i32, i32, i32, i32, i32, i32, elementType, ptr, i32,
                             ptr, i32, elementType, ptr, i32},
                            {});
 }
 
+StringRef getGemmName(GemmLibrary library, FloatType elementType) {
+  if (library == GemmLibrary::Dnnl)
+    return "dnnl_sgemm";
+  return elementType.isF32() ? "cblas_sgemm" : "cblas_dgemm";
+}
+
 /// Replaces `op` by the planned call(s).
 void emitGemm(OpBuilder &b, linalg::LinalgOp op, const GemmPlan &plan,
-              func::FuncOp callee, bool overwrite) {
+              GemmLibrary library, func::FuncOp callee, bool overwrite) {
   Location loc = op.getLoc();
   SmallVector<Value, 3> operands = {op.getDpsInputs()[0], op.getDpsInputs()[1],
                                     op.getDpsInits()[0]};
@@ -257,12 +280,32 @@ void emitGemm(OpBuilder &b, linalg::LinalgOp op, const GemmPlan &plan,
   Value beta = arith::ConstantFloatOp::create(
       b, loc, plan.elementType,
       APFloat(plan.elementType.getFloatSemantics(), overwrite ? 0 : 1));
-  Value order = i32Const(plan.rowMajor ? kRowMajor : kColMajor);
-  Value transA = i32Const(plan.a.trans ? kTrans : kNoTrans);
-  Value transB = i32Const(plan.b.trans ? kTrans : kNoTrans);
-  Value m = i32Const(plan.m), n = i32Const(plan.n), k = i32Const(plan.k);
-  Value lda = i32Const(plan.a.ld), ldb = i32Const(plan.b.ld),
-        ldc = i32Const(plan.ldc);
+  // The integer arguments, in the library's order and types.
+  SmallVector<Value, 8> ints;
+  if (library == GemmLibrary::Cblas) {
+    for (int64_t v :
+         {int64_t(plan.rowMajor ? kRowMajor : kColMajor),
+          int64_t(plan.a.trans ? kTrans : kNoTrans),
+          int64_t(plan.b.trans ? kTrans : kNoTrans), plan.m, plan.n, plan.k,
+          plan.a.ld, plan.b.ld, plan.ldc})
+      ints.push_back(i32Const(v));
+  } else {
+    // Row-major only: a column-major C = op(A)·op(B) is the row-major
+    // Cᵀ = op(B)ᵀ·op(A)ᵀ on the same storage, A and B exchanged.
+    bool swap = !plan.rowMajor;
+    const InputLayout &first = swap ? plan.b : plan.a;
+    const InputLayout &second = swap ? plan.a : plan.b;
+    auto i8Const = [&](char c) -> Value {
+      return arith::ConstantIntOp::create(b, loc, c, 8);
+    };
+    auto i64Const = [&](int64_t v) -> Value {
+      return arith::ConstantIntOp::create(b, loc, v, 64);
+    };
+    ints = {i8Const(first.trans ? 'T' : 'N'), i8Const(second.trans ? 'T' : 'N'),
+            i64Const(swap ? plan.n : plan.m), i64Const(swap ? plan.m : plan.n),
+            i64Const(plan.k), i64Const(first.ld), i64Const(second.ld),
+            i64Const(plan.ldc)};
+  }
 
   // Nested loops over the batch dims; the call in the innermost body.
   SmallVector<Value, 2> ivs;
@@ -286,14 +329,27 @@ void emitGemm(OpBuilder &b, linalg::LinalgOp op, const GemmPlan &plan,
     pointers.push_back(LLVM::IntToPtrOp::create(
         b, loc, LLVM::LLVMPointerType::get(b.getContext()), asInt));
   }
-  func::CallOp::create(b, loc, callee,
-                       ValueRange{order, transA, transB, m, n, k, alpha,
-                                  pointers[0], lda, pointers[1], ldb, beta,
-                                  pointers[2], ldc});
+  if (library == GemmLibrary::Cblas) {
+    func::CallOp::create(b, loc, callee,
+                         ValueRange{ints[0], ints[1], ints[2], ints[3], ints[4],
+                                    ints[5], alpha, pointers[0], ints[6],
+                                    pointers[1], ints[7], beta, pointers[2],
+                                    ints[8]});
+    return;
+  }
+  // dnnl_sgemm only fails on invalid arguments, which the plan excludes.
+  bool swap = !plan.rowMajor;
+  func::CallOp::create(
+      b, loc, callee,
+      ValueRange{ints[0], ints[1], ints[2], ints[3], ints[4], alpha,
+                 pointers[swap ? 1 : 0], ints[5], pointers[swap ? 0 : 1],
+                 ints[6], beta, pointers[2], ints[7]});
 }
 
 struct ConvertLinalgToBlasPass
     : trellis::impl::ConvertLinalgToBlasBase<ConvertLinalgToBlasPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<std::pair<linalg::LinalgOp, GemmPlan>, 4> gemms;
@@ -303,17 +359,26 @@ struct ConvertLinalgToBlasPass
     });
     if (gemms.empty())
       return;
+    if (sgemm != "cblas" && sgemm != "dnnl") {
+      module.emitError() << "convert-linalg-to-blas: sgemm must be cblas or "
+                            "dnnl, not '"
+                         << sgemm << "'";
+      return signalPassFailure();
+    }
     MLIRContext *ctx = &getContext();
     for (auto &[op, plan] : gemms) {
-      bool f32 = plan.elementType.isF32();
+      // oneDNN has no f64 GEMM: f64 always goes to CBLAS.
+      GemmLibrary library = plan.elementType.isF32() && sgemm == "dnnl"
+                                ? GemmLibrary::Dnnl
+                                : GemmLibrary::Cblas;
       FailureOr<func::FuncOp> callee =
-          getOrDeclare(module, f32 ? "cblas_sgemm" : "cblas_dgemm",
-                       getGemmType(ctx, plan.elementType));
+          getOrDeclare(module, getGemmName(library, plan.elementType),
+                       getGemmType(ctx, library, plan.elementType));
       if (failed(callee))
         return signalPassFailure();
       OpBuilder b(op);
       linalg::FillOp fill = findZeroFillOf(op, op.getDpsInits()[0]);
-      emitGemm(b, op, plan, *callee, /*overwrite=*/fill != nullptr);
+      emitGemm(b, op, plan, library, *callee, /*overwrite=*/fill != nullptr);
       if (fill)
         fill.erase();
       op.erase();

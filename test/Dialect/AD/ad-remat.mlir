@@ -1,6 +1,6 @@
 // RUN: trellis-opt %s -split-input-file --ad-remat="policy=every every=2" | FileCheck %s --check-prefix=CHECK-EVERY
 // RUN: trellis-opt %s -split-input-file --ad-remat="policy=budget budget=1000000" 2>&1 | FileCheck %s --check-prefix=CHECK-ROOMY
-// RUN: trellis-opt %s -split-input-file --ad-remat="policy=budget budget=40000" 2>&1 | FileCheck %s --check-prefix=CHECK-TIGHT
+// RUN: trellis-opt %s -split-input-file --ad-remat="policy=budget budget=170000" 2>&1 | FileCheck %s --check-prefix=CHECK-TIGHT
 // RUN: trellis-opt %s -split-input-file --ad-remat | FileCheck %s --check-prefix=CHECK-STORE
 // RUN: not trellis-opt %s -split-input-file --ad-remat="policy=sometimes" 2>&1 | FileCheck %s --check-prefix=CHECK-BAD
 
@@ -16,8 +16,19 @@
 // Functions that nothing differentiates are left alone.
 // CHECK-EVERY-LABEL: func.func @not_differentiated
 // CHECK-EVERY-NOT: ad.checkpoint
-// CHECK-ROOMY: remark: ad-remat: activations (65540 bytes) fit in the budget of 1000000 bytes; all stored
-// CHECK-TIGHT: remark: ad-remat: no segment length lowers the estimated activation peak below storing everything (65540 bytes), which is above the budget of 40000 bytes; all stored
+// CHECK-ROOMY: remark: ad-remat: estimated peak with every activation stored (182212 bytes) fits in the budget of 1000000 bytes; all stored
+// A budget between the smallest feasible estimate (165696) and storing
+// everything: one two-layer segment (tanh, dense) suffices, where uniform
+// segments of 2 recompute all four layers.
+// CHECK-TIGHT: remark: ad-remat: checkpointing layers [1-2] of 5; estimated peak 165764 bytes within the budget of 170000 (all stored: 182212); recomputes 2 layers, cost 69632; best uniform segments: every 2, 4 layers, cost 139264
+// CHECK-TIGHT-LABEL: func.func @chain
+// CHECK-TIGHT: %[[D:.*]] = nn.dense %{{.*}}, %{{.*}}, %{{.*}}
+// CHECK-TIGHT: %[[C:.*]] = ad.checkpoint {policy = "remat"} -> tensor<256x16xf32> {
+// CHECK-TIGHT:   %[[T:.*]] = nn.tanh %[[D]]
+// CHECK-TIGHT:   %[[E:.*]] = nn.dense %[[T]]
+// CHECK-TIGHT:   ad.yield %[[E]]
+// CHECK-TIGHT: %[[H:.*]] = nn.tanh %[[C]]
+// CHECK-TIGHT: nn.mean %[[H]]
 // CHECK-STORE-NOT: ad.checkpoint
 // CHECK-BAD: ad-remat: unknown policy 'sometimes' (expected store, every or budget)
 func.func @chain(%x: tensor<256x16xf32>, %w: tensor<16x16xf32>, %b: tensor<16xf32>) -> tensor<f32> {

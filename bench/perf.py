@@ -1,0 +1,331 @@
+#!/usr/bin/python3
+"""Trellis against the PyTorch / NumPy anchors, side by side: one command,
+one table of ratios (issue 6; the numbers are recorded in
+docs/performance.md).
+
+Rows (BENCHMARKS.md's shapes):
+  gemm      fp32 1024² GEMM: a Trellis linalg.matmul (a BLAS call) against
+            NumPy's `a @ b` (Debian's OpenBLAS), at 1 and 2 threads;
+            ratio = Trellis GFLOP/s / NumPy GFLOP/s (target >= 0.9).
+  mlp       training step, batch 64, 784→1024×4→10, ReLU, softmax
+            cross-entropy, SGD 1e-4, 1 thread: value_and_grad + the update,
+            against /work/shared/anchors/train_mlp.py; ratio = Trellis time /
+            PyTorch time (target <= 0.8), and GFLOP/s of the 1.52 GFLOP
+            (matmul count) against the 166 GFLOP/s fp32 peak of one core
+            (target >= 50 %).
+  rev L=8   reversible residual stack (x1, x2 of 8×128×256, F, G = LayerNorm →
+            Dense 256→1024 → ReLU → Dense → 256), MSE loss, SGD, 1 thread:
+            the loop form of bench/rev_stack.py (reconstructed, not stored)
+            against anchors/rev_stack.py's manual reversible backprop;
+            ratio = Trellis / PyTorch (target <= 0.8).
+  compile   compile_ms (parse → lower → LLVM → runnable) of each model, and of
+            the 32-block reversible stack (target <= 2000 ms).
+
+Every comparison runs the two sides alternately for --rounds rounds; each
+round's figure is the median of --steps timed steps (trellis-run --repeat, the
+anchor's own step loop), and the table shows the median over rounds (min–max
+of the round medians beside it). Thread counts are set through the
+environment of each process (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS,
+TRELLIS_NUM_THREADS), the same for both sides. Not a test: the numbers
+depend on the machine and its load.
+
+Usage: bench/perf.py [--rounds 5] [--steps 20] [--build build] [--only gemm,mlp,rev,compile]
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import rev_stack  # noqa: E402  (the IR generator of the Reformer stack)
+
+ANCHORS = "/work/shared/anchors"
+PYTHON = "/usr/bin/python3"
+PEAK_GFLOPS = 166.0  # fp32, one core (TOOLCHAIN.md)
+MLP_SIZES = (784, 1024, 1024, 1024, 1024, 10)
+MLP_BATCH = 64
+MLP_GFLOP = 3 * 2 * MLP_BATCH * sum(a * b for a, b in zip(MLP_SIZES, MLP_SIZES[1:])) / 1e9
+
+
+def thread_env(threads):
+    env = dict(os.environ)
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TRELLIS_NUM_THREADS",
+                "MKL_NUM_THREADS"):
+        env[var] = str(threads)
+    return env
+
+
+# -- models -------------------------------------------------------------------
+
+def tensor(shape, dtype="f32"):
+    return "tensor<" + "".join(f"{d}x" for d in shape) + f"{dtype}>"
+
+
+def gemm_text(n):
+    t = tensor((n, n))
+    return (f"func.func @gemm(%a: {t}, %b: {t}) -> {t} {{\n"
+            f"  %z = arith.constant 0.0 : f32\n"
+            f"  %e = tensor.empty() : {t}\n"
+            f"  %c = linalg.fill ins(%z : f32) outs(%e : {t}) -> {t}\n"
+            f"  %r = linalg.matmul ins(%a, %b : {t}, {t}) outs(%c : {t}) -> {t}\n"
+            f"  return %r : {t}\n}}\n")
+
+
+def sgd_lines(params, grads, lr, out_prefix):
+    """w - lr·g for each (name, type); returns the lines and the new names."""
+    lines = [f"  %lr = arith.constant {lr:e} : f32"]
+    names = []
+    for i, ((name, t), g) in enumerate(zip(params, grads)):
+        lines += [f"  %{out_prefix}s{i} = tensor.splat %lr : {t}",
+                  f"  %{out_prefix}d{i} = arith.mulf %{out_prefix}s{i}, {g} : {t}",
+                  f"  %{out_prefix}n{i} = arith.subf %{name}, %{out_prefix}d{i} : {t}"]
+        names.append(f"%{out_prefix}n{i}")
+    return lines, names
+
+
+def mlp_text(batch=MLP_BATCH, sizes=MLP_SIZES, lr=1e-4):
+    """@loss (dense/ReLU chain, cross-entropy) and @train_step (value_and_grad
+    of every weight and bias, then SGD); returns the text and the params."""
+    params = []
+    for i in range(len(sizes) - 1):
+        params += [(f"w{i}", tensor((sizes[i], sizes[i + 1]))), (f"b{i}", tensor((sizes[i + 1],)))]
+    xt, yt, lt = tensor((batch, sizes[0])), f"tensor<{batch}xi32>", "tensor<f32>"
+    sig = ", ".join([f"%{n}: {t}" for n, t in params] + [f"%x: {xt}", f"%y: {yt}"])
+    body, h = [], "%x"
+    for i in range(len(sizes) - 1):
+        tin, tout = tensor((batch, sizes[i])), tensor((batch, sizes[i + 1]))
+        body.append(f"  %h{i} = nn.dense {h}, %w{i}, %b{i} : ({tin}, {params[2 * i][1]}, "
+                    f"{params[2 * i + 1][1]}) -> {tout}")
+        h = f"%h{i}"
+        if i < len(sizes) - 2:
+            body.append(f"  %a{i} = nn.relu {h} : {tout}")
+            h = f"%a{i}"
+    body.append(f"  %l = nn.cross_entropy {h}, %y : ({tensor((batch, sizes[-1]))}, {yt}) -> {lt}")
+    ptypes = ", ".join(t for _, t in params)
+    grads = [f"%g{i}" for i in range(len(params))]
+    update, new = sgd_lines(params, grads, lr, "u")
+    text = (f"func.func @loss({sig}) -> {lt} {{\n" + "\n".join(body) + f"\n  return %l : {lt}\n}}\n"
+            f"func.func @train_step({sig}) -> ({lt}, {ptypes}) {{\n"
+            f"  %l, {', '.join(grads)} = ad.value_and_grad @loss("
+            f"{', '.join('%' + n for n, _ in params)}, %x, %y) "
+            f"{{argnums = array<i64: {', '.join(str(i) for i in range(len(params)))}>}} : "
+            f"({ptypes}, {xt}, {yt}) -> ({lt}, {ptypes})\n"
+            + "\n".join(update) +
+            f"\n  return %l, {', '.join(new)} : {lt}, {ptypes}\n}}\n")
+    return text, params
+
+
+def rev_text(L, B, D, H, lr=1e-4):
+    """rev_stack.py's loop-form @reversible, an MSE loss of its outputs, and
+    @train_step: value_and_grad of the stacked weights, then SGD."""
+    text, params = rev_stack.model_text(L, B, D, H)
+    T = tensor((B, D))
+    psig = [(n, st) for n, st, _ in params]
+    sig = ", ".join([f"%x1: {T}", f"%x2: {T}"] + [f"%{n}: {st}" for n, st in psig]
+                    + [f"%t1: {T}", f"%t2: {T}"])
+    args = ", ".join(["%x1", "%x2"] + [f"%{n}" for n, _ in psig])
+    types = ", ".join([T, T] + [st for _, st in psig])
+    loss = (f"func.func @rev_loss({sig}) -> tensor<f32> {{\n"
+            f"  %y:2 = func.call @reversible({args}) : ({types}) -> ({T}, {T})\n"
+            f"  %d1 = arith.subf %y#0, %t1 : {T}\n  %q1 = arith.mulf %d1, %d1 : {T}\n"
+            f"  %m1 = nn.mean %q1 : ({T}) -> tensor<f32>\n"
+            f"  %d2 = arith.subf %y#1, %t2 : {T}\n  %q2 = arith.mulf %d2, %d2 : {T}\n"
+            f"  %m2 = nn.mean %q2 : ({T}) -> tensor<f32>\n"
+            f"  %l = arith.addf %m1, %m2 : tensor<f32>\n  return %l : tensor<f32>\n}}\n")
+    ptypes = ", ".join(st for _, st in psig)
+    grads = [f"%g{i}" for i in range(len(psig))]
+    update, new = sgd_lines(psig, grads, lr, "u")
+    step = (f"func.func @train_step({sig}) -> (tensor<f32>, {ptypes}) {{\n"
+            f"  %l, {', '.join(grads)} = ad.value_and_grad @rev_loss({args}, %t1, %t2) "
+            f"{{argnums = array<i64: {', '.join(str(i + 2) for i in range(len(psig)))}>}} : "
+            f"({types}, {T}, {T}) -> (tensor<f32>, {ptypes})\n"
+            + "\n".join(update) +
+            f"\n  return %l, {', '.join(new)} : tensor<f32>, {ptypes}\n}}\n")
+    return text + loss + step, params
+
+
+# -- running ------------------------------------------------------------------
+
+class Trellis:
+    def __init__(self, build, work):
+        self.run_path = os.path.join(build, "bin", "trellis-run")
+        if not os.path.exists(self.run_path):
+            sys.exit(f"perf.py: {self.run_path} not found (--build)")
+        self.work = work
+
+    def save(self, tag, arrays):
+        paths = []
+        for i, a in enumerate(arrays):
+            paths.append(f"{self.work}/{tag}_{i}.npy")
+            np.save(paths[-1], a)
+        return paths
+
+    def run(self, model, entry, inputs, repeat, threads):
+        r = subprocess.run([self.run_path, model, f"--entry={entry}", "--stats",
+                            f"--repeat={repeat}", f"--output-dir={self.work}/out"]
+                           + [f"--input={p}" for p in inputs],
+                           capture_output=True, text=True, env=thread_env(threads))
+        if r.returncode != 0:
+            sys.exit(f"perf.py: trellis-run {model} @{entry} failed:\n{r.stderr}")
+        return json.loads([l for l in r.stdout.splitlines() if l.startswith("{")][-1])
+
+
+def run_anchor(args, threads, pattern):
+    r = subprocess.run([PYTHON] + args, capture_output=True, text=True, env=thread_env(threads))
+    if r.returncode != 0:
+        sys.exit(f"perf.py: {' '.join(args)} failed:\n{r.stderr}")
+    m = re.search(pattern, r.stdout)
+    if not m:
+        sys.exit(f"perf.py: unexpected output of {' '.join(args)}:\n{r.stdout}")
+    return float(m.group(1))
+
+
+NUMPY_GEMM = """
+import sys, time, statistics, numpy as np
+n, steps = int(sys.argv[1]), int(sys.argv[2])
+rng = np.random.default_rng(0)
+a = rng.standard_normal((n, n), dtype=np.float32); b = rng.standard_normal((n, n), dtype=np.float32)
+c = a @ b
+ts = []
+for _ in range(steps):
+    t = time.perf_counter(); c = a @ b; ts.append(time.perf_counter() - t)
+print(f"ms {1e3 * statistics.median(ts):.4f}")
+"""
+
+
+def summary(values):
+    return statistics.median(values), min(values), max(values)
+
+
+def fmt(values, unit=""):
+    med, lo, hi = summary(values)
+    return f"{med:.2f}{unit} ({lo:.2f}–{hi:.2f})"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--steps", type=int, default=20)
+    p.add_argument("--build", default=os.path.join(HERE, "..", "build"))
+    p.add_argument("--only", default="gemm,mlp,rev,compile")
+    a = p.parse_args()
+    only = set(a.only.split(","))
+    work = tempfile.mkdtemp(prefix="trellis_perf.")
+    trellis = Trellis(a.build, work)
+    rng = np.random.default_rng(0)
+    rows, compile_rows = [], []
+    print(f"bench/perf.py: {a.rounds} rounds of {a.steps} steps, alternating; "
+          f"medians over rounds (min–max)", flush=True)
+
+    if "gemm" in only:
+        n = 1024
+        model = f"{work}/gemm.mlir"
+        open(model, "w").write(gemm_text(n))
+        inputs = trellis.save("gemm", [rng.standard_normal((n, n), dtype=np.float32) for _ in range(2)])
+        flop = 2 * n ** 3
+        for threads in (1, 2):
+            ours, theirs = [], []
+            for _ in range(a.rounds):
+                s = trellis.run(model, "gemm", inputs, a.steps, threads)
+                ours.append(flop / (s["run_ms"] * 1e-3) / 1e9)
+                ms = run_anchor(["-c", NUMPY_GEMM, str(n), str(a.steps)], threads, r"ms ([0-9.]+)")
+                theirs.append(flop / (ms * 1e-3) / 1e9)
+            ratio = [o / t for o, t in zip(ours, theirs)]
+            rows.append((f"GEMM 1024² fp32, {threads} thread{'s' if threads > 1 else ''}",
+                         f"{fmt(ours)} GFLOP/s", f"NumPy {fmt(theirs)} GFLOP/s",
+                         f"{fmt(ratio)} (GFLOP/s ratio, ≥ 0.9)"))
+            if threads == 1:
+                compile_rows.append(("GEMM 1024²", s["compile_ms"]))
+            print(rows[-1], flush=True)
+
+    if "mlp" in only:
+        text, params = mlp_text()
+        model = f"{work}/mlp.mlir"
+        open(model, "w").write(text)
+        arrays = []
+        for name, t in params:
+            shape = [int(d) for d in re.findall(r"(\d+)x", t)]
+            fan_in = MLP_SIZES[int(name[1:])]
+            arrays.append(rng.uniform(-1, 1, size=shape).astype(np.float32) / np.float32(np.sqrt(fan_in)))
+        arrays.append(rng.standard_normal((MLP_BATCH, MLP_SIZES[0]), dtype=np.float32))
+        arrays.append(rng.integers(0, MLP_SIZES[-1], size=MLP_BATCH).astype(np.int32))
+        inputs = trellis.save("mlp", arrays)
+        ours, theirs, compile_ms = [], [], []
+        for _ in range(a.rounds):
+            s = trellis.run(model, "train_step", inputs, a.steps, 1)
+            ours.append(s["run_ms"])
+            compile_ms.append(s["compile_ms"])
+            theirs.append(run_anchor([f"{ANCHORS}/train_mlp.py", "1", "3", str(a.steps)], 1,
+                                     r"ms/step median ([0-9.]+)"))
+        ratio = [o / t for o, t in zip(ours, theirs)]
+        gflops = [MLP_GFLOP / (o * 1e-3) for o in ours]
+        rows.append(("MLP train step, 1 thread", f"{fmt(ours)} ms",
+                     f"PyTorch {fmt(theirs)} ms", f"{fmt(ratio)} (time ratio, ≤ 0.8)"))
+        rows.append(("MLP GFLOP/s (1.52 GFLOP/step)", f"{fmt(gflops)}",
+                     f"peak {PEAK_GFLOPS:.0f}",
+                     f"{100 * statistics.median(gflops) / PEAK_GFLOPS:.0f} % of peak (≥ 50 %)"))
+        compile_rows.append(("MLP train step", statistics.median(compile_ms)))
+        print(rows[-2], rows[-1], flush=True)
+
+    if "rev" in only or "compile" in only:
+        B, D, H = 8 * 128, 256, 1024
+
+        def rev_inputs(L, tag):
+            text, params = rev_text(L, B, D, H)
+            model = f"{work}/rev{L}.mlir"
+            open(model, "w").write(text)
+            r = np.random.default_rng(L)
+            arrays = [r.standard_normal((B, D), dtype=np.float32) for _ in range(2)]
+            for name, st, _ in params:
+                shape = [int(d) for d in re.findall(r"(\d+)x", st)]
+                if name[0] == "s":
+                    arrays.append(np.ones(shape, np.float32))
+                elif name[0] in "ob":
+                    arrays.append(np.zeros(shape, np.float32))
+                else:
+                    arrays.append(r.standard_normal(shape, dtype=np.float32) / np.float32(np.sqrt(shape[-2])))
+            arrays += [r.standard_normal((B, D), dtype=np.float32) for _ in range(2)]
+            return model, trellis.save(tag, arrays)
+
+    if "rev" in only:
+        L = 8
+        model, inputs = rev_inputs(L, "rev8")
+        ours, theirs, compile_ms = [], [], []
+        steps = max(3, a.steps // 4)  # ~0.3 s per step
+        for _ in range(a.rounds):
+            s = trellis.run(model, "train_step", inputs, steps, 1)
+            ours.append(s["run_ms"])
+            compile_ms.append(s["compile_ms"])
+            theirs.append(1e3 * run_anchor([f"{ANCHORS}/rev_stack.py", "reversible", str(L), "1", "1",
+                                             str(steps)], 1, r"s/step median ([0-9.]+)"))
+        ratio = [o / t for o, t in zip(ours, theirs)]
+        rows.append((f"reversible stack L={L}, 1 thread", f"{fmt(ours)} ms",
+                     f"PyTorch reversible {fmt(theirs)} ms", f"{fmt(ratio)} (time ratio, ≤ 0.8)"))
+        compile_rows.append((f"reversible stack L={L}", statistics.median(compile_ms)))
+        print(rows[-1], flush=True)
+
+    if "compile" in only:
+        model, inputs = rev_inputs(32, "rev32")
+        compile_ms = [trellis.run(model, "train_step", inputs, 1, 1)["compile_ms"]
+                      for _ in range(max(1, a.rounds // 2))]
+        compile_rows.append(("reversible stack L=32 (target ≤ 2000)", statistics.median(compile_ms)))
+
+    print()
+    print(f"{'benchmark':<34} {'Trellis':<28} {'anchor':<36} ratio")
+    for r in rows:
+        print(f"{r[0]:<34} {r[1]:<28} {r[2]:<36} {r[3]}")
+    print()
+    print(f"{'model':<40} compile_ms (parse → runnable, median)")
+    for name, ms in compile_rows:
+        print(f"{name:<40} {ms:.0f}")
+
+
+if __name__ == "__main__":
+    main()

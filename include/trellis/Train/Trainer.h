@@ -1,0 +1,65 @@
+//===- Trainer.h - The training driver behind trellis-train -----*- C++ -*-===//
+//
+// Trains a module that follows the Trellis training convention
+// (docs/training.md):
+//
+//   func.func @train_step(%p0: T0 {trellis.init = "glorot_uniform"}, ...,
+//                         %x: X {trellis.batch = "x"}, %y: Y {trellis.batch = "y"})
+//       -> (T0, ..., tensor<f32> /*loss*/, aux...)
+//   func.func @eval(%p0: T0, ..., %x: X {trellis.batch = "x"}, ...)
+//       -> (tensor<f32> {trellis.name = "accuracy"}, ...)      // optional
+//
+// Parameters are the arguments without `trellis.batch`; `@train_step`
+// returns their new values first, then the loss. Batch arguments name arrays
+// of the dataset (.npz); their first dimension is the per-rank batch size.
+// Under `mpirun -np N` every rank takes its shard of each global batch and
+// the gradients are reduced (coll-average-gradients) before the update.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRELLIS_TRAIN_TRAINER_H
+#define TRELLIS_TRAIN_TRAINER_H
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
+namespace trellis::train {
+
+struct TrainOptions {
+  std::string modulePath;
+  /// Training data: a .npz archive whose arrays the batch arguments name.
+  std::string dataPath;
+  /// Held-out data for @eval (optional).
+  std::string evalDataPath;
+  int64_t steps = 100;
+  uint64_t seed = 0;
+  /// Gradient reduction across ranks: mean, adasum or adasum-approx.
+  std::string reduce = "mean";
+  /// Where checkpoint.npz, metrics.jsonl and curve.svg go (created).
+  std::string outputDir;
+  /// Write a checkpoint every this many steps (0: only at the end).
+  int64_t checkpointEvery = 0;
+  /// Continue from outputDir/checkpoint.npz.
+  bool resume = false;
+  /// Evaluate every this many steps (0: only at the end).
+  int64_t evalEvery = 0;
+  /// Plain progress lines every this many steps when stdout is not a
+  /// terminal (0: about 20 lines per run).
+  int64_t logEvery = 0;
+  unsigned optLevel = 3;
+};
+
+/// Runs the training; progress and the final summary go to `out` (rank 0
+/// only). Convention violations, data mismatches and I/O failures are
+/// errors naming the argument, array or file.
+llvm::Error runTrellisTrain(const TrainOptions &options, llvm::raw_ostream &out);
+
+} // namespace trellis::train
+
+#endif // TRELLIS_TRAIN_TRAINER_H

@@ -1,0 +1,218 @@
+//===- Trellis.cpp - C API of the Trellis compiler ------------------------===//
+
+#include "trellis-c/Trellis.h"
+
+#include "trellis/API/Compiler.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+using namespace trellis;
+
+struct TrellisCompilerImpl {
+  Compiler compiler;
+};
+struct TrellisModuleImpl {
+  Module module;
+};
+struct TrellisCompiledModuleImpl {
+  CompiledModule compiled;
+};
+struct TrellisFunctionImpl {
+  Function function;
+};
+struct TrellisTensorImpl {
+  Tensor tensor;
+};
+
+static thread_local std::string lastError;
+
+/// Records the message of `error` as the last error; returns failure.
+static TrellisStatus fail(llvm::Error error) {
+  lastError = llvm::toString(std::move(error));
+  return TRELLIS_FAILURE;
+}
+
+static TrellisStatus fail(const char *message) {
+  lastError = message;
+  return TRELLIS_FAILURE;
+}
+
+static std::optional<DType> toDType(TrellisDType dtype) {
+  switch (dtype) {
+  case TRELLIS_F32:
+    return DType::F32;
+  case TRELLIS_F64:
+    return DType::F64;
+  case TRELLIS_I32:
+    return DType::I32;
+  case TRELLIS_I64:
+    return DType::I64;
+  case TRELLIS_U32:
+    return DType::U32;
+  }
+  return std::nullopt;
+}
+
+static TrellisDType fromDType(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return TRELLIS_F32;
+  case DType::F64:
+    return TRELLIS_F64;
+  case DType::I32:
+    return TRELLIS_I32;
+  case DType::I64:
+    return TRELLIS_I64;
+  case DType::U32:
+    return TRELLIS_U32;
+  }
+  return TRELLIS_F32;
+}
+
+const char *trellisGetLastError(void) { return lastError.c_str(); }
+
+TrellisStatus trellisCompilerCreate(const char *pipeline, unsigned optLevel,
+                                    TrellisCompiler *compiler) {
+  if (!compiler)
+    return fail("trellisCompilerCreate: null output handle");
+  if (optLevel > 3)
+    return fail("the optimization level must be 0, 1, 2 or 3");
+  CompileOptions options;
+  if (pipeline)
+    options.pipeline = pipeline;
+  options.optLevel = optLevel;
+  *compiler = new TrellisCompilerImpl{Compiler(std::move(options))};
+  return TRELLIS_SUCCESS;
+}
+
+void trellisCompilerDestroy(TrellisCompiler compiler) { delete compiler; }
+
+/// Stores a successful `value` in a new handle of type `Impl`.
+template <typename Impl, typename T>
+static TrellisStatus wrap(llvm::Expected<T> value, Impl **out) {
+  if (!value)
+    return fail(value.takeError());
+  *out = new Impl{std::move(*value)};
+  return TRELLIS_SUCCESS;
+}
+
+TrellisStatus trellisModuleParse(TrellisCompiler compiler, const char *text,
+                                 size_t length, TrellisModule *module) {
+  if (!compiler || !module || (!text && length))
+    return fail("trellisModuleParse: null argument");
+  return wrap(compiler->compiler.parseModule(llvm::StringRef(text, length)),
+              module);
+}
+
+TrellisStatus trellisModuleLoad(TrellisCompiler compiler, const char *path,
+                                TrellisModule *module) {
+  if (!compiler || !path || !module)
+    return fail("trellisModuleLoad: null argument");
+  return wrap(compiler->compiler.loadModule(path), module);
+}
+
+void trellisModuleDestroy(TrellisModule module) { delete module; }
+
+TrellisStatus trellisCompile(TrellisCompiler compiler, TrellisModule module,
+                             TrellisCompiledModule *compiled) {
+  if (!compiler || !module || !compiled)
+    return fail("trellisCompile: null argument");
+  return wrap(compiler->compiler.compile(module->module), compiled);
+}
+
+void trellisCompiledModuleDestroy(TrellisCompiledModule compiled) {
+  delete compiled;
+}
+
+TrellisStatus trellisLookupFunction(TrellisCompiledModule compiled,
+                                    const char *name,
+                                    TrellisFunction *function) {
+  if (!compiled || !name || !function)
+    return fail("trellisLookupFunction: null argument");
+  return wrap(compiled->compiled.lookup(name), function);
+}
+
+void trellisFunctionDestroy(TrellisFunction function) { delete function; }
+
+size_t trellisFunctionGetNumArguments(TrellisFunction function) {
+  return function ? function->function.getNumArguments() : 0;
+}
+
+size_t trellisFunctionGetNumResults(TrellisFunction function) {
+  return function ? function->function.getNumResults() : 0;
+}
+
+TrellisStatus trellisFunctionCall(TrellisFunction function,
+                                  const TrellisTensorView *inputs,
+                                  size_t numInputs, TrellisTensor *results) {
+  if (!function || (!inputs && numInputs) ||
+      (!results && function->function.getNumResults()))
+    return fail("trellisFunctionCall: null argument");
+  llvm::SmallVector<TensorView> views;
+  for (size_t i = 0; i < numInputs; ++i) {
+    const TrellisTensorView &input = inputs[i];
+    std::optional<DType> dtype = toDType(input.dtype);
+    if (!dtype || input.rank < 0 || (input.rank > 0 && !input.shape)) {
+      lastError = "argument " + std::to_string(i) +
+                  ": invalid view (dtype, rank or shape)";
+      return TRELLIS_FAILURE;
+    }
+    TensorView view;
+    view.dtype = *dtype;
+    view.shape = llvm::ArrayRef<int64_t>(input.shape, input.rank);
+    if (input.strides)
+      view.strides = llvm::ArrayRef<int64_t>(input.strides, input.rank);
+    view.data = input.data;
+    views.push_back(view);
+  }
+  llvm::Expected<std::vector<Tensor>> values = function->function.call(views);
+  if (!values)
+    return fail(values.takeError());
+  for (auto [index, value] : llvm::enumerate(*values))
+    results[index] = new TrellisTensorImpl{std::move(value)};
+  return TRELLIS_SUCCESS;
+}
+
+TrellisDType trellisTensorGetDType(TrellisTensor tensor) {
+  return fromDType(tensor->tensor.getDType());
+}
+
+int64_t trellisTensorGetRank(TrellisTensor tensor) {
+  return tensor->tensor.getRank();
+}
+
+const int64_t *trellisTensorGetShape(TrellisTensor tensor) {
+  return tensor->tensor.getShape().data();
+}
+
+int64_t trellisTensorGetNumElements(TrellisTensor tensor) {
+  return tensor->tensor.getNumElements();
+}
+
+const void *trellisTensorGetData(TrellisTensor tensor) {
+  return tensor->tensor.getData();
+}
+
+void trellisTensorDestroy(TrellisTensor tensor) { delete tensor; }
+
+TrellisStatus trellisCompileToObject(TrellisCompiler compiler,
+                                     TrellisModule module,
+                                     const char *function,
+                                     const char *objectPath,
+                                     const char *headerPath) {
+  if (!compiler || !module || !function || !objectPath)
+    return fail("trellisCompileToObject: null argument");
+  AotOptions options;
+  options.functions.push_back(function);
+  options.objectPath = objectPath;
+  if (headerPath)
+    options.headerPath = headerPath;
+  if (llvm::Error err =
+          compiler->compiler.compileToObject(module->module, options))
+    return fail(std::move(err));
+  return TRELLIS_SUCCESS;
+}

@@ -1,0 +1,19 @@
+// RUN: trellis-opt %s --ad-remat="policy=budget budget=100000" -verify-diagnostics
+
+// The 4-layer chain of ad-remat.mlir: whatever the segments, the estimated
+// peak (gradients, reverse-rule workspace and at least one segment's
+// recomputation) stays above 165696 bytes, so a 100000-byte budget is an
+// error rather than a schedule that silently exceeds it.
+// expected-error @+1 {{ad-remat: budget of 100000 bytes is infeasible: the smallest estimated peak of any checkpointing schedule is 165696 bytes (all stored: 182212)}}
+func.func @chain(%x: tensor<256x16xf32>, %w: tensor<16x16xf32>, %b: tensor<16xf32>) -> tensor<f32> {
+  %d0 = nn.dense %x, %w, %b : (tensor<256x16xf32>, tensor<16x16xf32>, tensor<16xf32>) -> tensor<256x16xf32>
+  %h0 = nn.tanh %d0 : tensor<256x16xf32>
+  %d1 = nn.dense %h0, %w, %b : (tensor<256x16xf32>, tensor<16x16xf32>, tensor<16xf32>) -> tensor<256x16xf32>
+  %h1 = nn.tanh %d1 : tensor<256x16xf32>
+  %l = nn.mean %h1 : (tensor<256x16xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+func.func @use(%x: tensor<256x16xf32>, %w: tensor<16x16xf32>, %b: tensor<16xf32>) -> tensor<16x16xf32> {
+  %g = ad.grad @chain(%x, %w, %b) {argnums = array<i64: 1>} : (tensor<256x16xf32>, tensor<16x16xf32>, tensor<16xf32>) -> tensor<16x16xf32>
+  return %g : tensor<16x16xf32>
+}

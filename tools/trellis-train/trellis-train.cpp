@@ -1,0 +1,90 @@
+//===- trellis-train.cpp - Train a model that follows the convention ------===//
+//
+// Thin: parses options and prints the error; the driver is
+// lib/Train/Trainer.cpp (convention in docs/training.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "trellis/Runtime/Runner.h"
+#include "trellis/Train/Trainer.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+namespace cl = llvm::cl;
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::OptionCategory category("trellis-train options");
+  cl::opt<std::string> module(cl::Positional, cl::Required,
+                              cl::desc("<model .mlir>"), cl::cat(category));
+  cl::opt<std::string> data("data", cl::Required,
+                            cl::desc("Training data (.npz)"),
+                            cl::value_desc("file.npz"), cl::cat(category));
+  cl::opt<std::string> evalData("eval-data",
+                                cl::desc("Held-out data for @eval (.npz)"),
+                                cl::value_desc("file.npz"), cl::cat(category));
+  cl::opt<int64_t> steps("steps", cl::desc("Training steps (default 100)"),
+                         cl::init(100), cl::cat(category));
+  cl::opt<uint64_t> seed("seed", cl::desc("Seed of the data order and the "
+                                          "initial parameters (default 0)"),
+                         cl::init(0), cl::cat(category));
+  cl::opt<std::string> reduce(
+      "reduce",
+      cl::desc("Gradient reduction across MPI ranks: mean (default), adasum "
+               "or adasum-approx"),
+      cl::init("mean"), cl::cat(category));
+  cl::opt<std::string> outputDir(
+      "output-dir", cl::Required,
+      cl::desc("Directory of checkpoint.npz, metrics.jsonl and curve.svg"),
+      cl::value_desc("dir"), cl::cat(category));
+  cl::opt<int64_t> checkpointEvery(
+      "checkpoint-every", cl::desc("Checkpoint every N steps (and at the end)"),
+      cl::init(0), cl::cat(category));
+  cl::opt<bool> resume("resume",
+                       cl::desc("Continue from DIR/checkpoint.npz if it exists"),
+                       cl::cat(category));
+  cl::opt<int64_t> evalEvery("eval-every",
+                             cl::desc("Evaluate every N steps (and at the end)"),
+                             cl::init(0), cl::cat(category));
+  cl::opt<int64_t> logEvery(
+      "log-every",
+      cl::desc("Progress line every N steps when stdout is not a terminal"),
+      cl::init(0), cl::cat(category));
+  cl::opt<unsigned> optLevel("opt-level",
+                             cl::desc("LLVM optimization level (0-3)"),
+                             cl::init(3), cl::cat(category));
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "Trellis training driver: trains @train_step of "
+                              "a module on a .npz dataset\n");
+
+  trellis::train::TrainOptions options;
+  options.modulePath = module;
+  options.dataPath = data;
+  options.evalDataPath = evalData;
+  options.steps = steps;
+  options.seed = seed;
+  options.reduce = reduce;
+  options.outputDir = outputDir;
+  options.checkpointEvery = checkpointEvery;
+  options.resume = resume;
+  options.evalEvery = evalEvery;
+  options.logEvery = logEvery;
+  options.optLevel = optLevel;
+  if (llvm::Error err = trellis::train::runTrellisTrain(options, llvm::outs())) {
+    std::string message = llvm::toString(std::move(err));
+    std::replace(message.begin(), message.end(), '\n', ' ');
+    llvm::outs().flush();
+    llvm::errs() << "trellis-train: error: " << llvm::StringRef(message).trim()
+                 << '\n';
+    llvm::errs().flush();
+    trellis::runtime::endMpiJob(/*failed=*/true);
+    return 1;
+  }
+  trellis::runtime::endMpiJob(/*failed=*/false);
+  return 0;
+}
