@@ -185,3 +185,18 @@ void trellis::runtime::endMpiJob(bool failed) {
   else
     trellis_coll_finalize();
 }
+
+int trellis::runtime::finishTool(llvm::StringRef tool, llvm::Error err) {
+  if (!err) {
+    endMpiJob(/*failed=*/false);
+    return 0;
+  }
+  std::string message = llvm::toString(std::move(err));
+  std::replace(message.begin(), message.end(), '\n', ' ');
+  llvm::outs().flush();
+  llvm::errs() << tool << ": error: " << llvm::StringRef(message).trim()
+               << '\n';
+  llvm::errs().flush();
+  endMpiJob(/*failed=*/true);
+  return 1;
+}

@@ -15,7 +15,6 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <algorithm>
 
 namespace cl = llvm::cl;
 
@@ -77,18 +76,6 @@ int main(int argc, char **argv) {
   options.printStats = commandLine.stats;
   options.optLevel = commandLine.optLevel;
 
-  if (llvm::Error err =
-          trellis::runtime::runTrellisRun(options, llvm::outs())) {
-    // One line, and the last one on stderr, whatever the message contains.
-    std::string message = llvm::toString(std::move(err));
-    std::replace(message.begin(), message.end(), '\n', ' ');
-    llvm::outs().flush();
-    llvm::errs() << "trellis-run: error: " << llvm::StringRef(message).trim()
-                 << '\n';
-    llvm::errs().flush();
-    trellis::runtime::endMpiJob(/*failed=*/true);
-    return 1;
-  }
-  trellis::runtime::endMpiJob(/*failed=*/false);
-  return 0;
+  return trellis::runtime::finishTool(
+      "trellis-run", trellis::runtime::runTrellisRun(options, llvm::outs()));
 }

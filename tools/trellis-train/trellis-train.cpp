@@ -12,7 +12,6 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <algorithm>
 
 namespace cl = llvm::cl;
 
@@ -75,16 +74,6 @@ int main(int argc, char **argv) {
   options.evalEvery = evalEvery;
   options.logEvery = logEvery;
   options.optLevel = optLevel;
-  if (llvm::Error err = trellis::train::runTrellisTrain(options, llvm::outs())) {
-    std::string message = llvm::toString(std::move(err));
-    std::replace(message.begin(), message.end(), '\n', ' ');
-    llvm::outs().flush();
-    llvm::errs() << "trellis-train: error: " << llvm::StringRef(message).trim()
-                 << '\n';
-    llvm::errs().flush();
-    trellis::runtime::endMpiJob(/*failed=*/true);
-    return 1;
-  }
-  trellis::runtime::endMpiJob(/*failed=*/false);
-  return 0;
+  return trellis::runtime::finishTool(
+      "trellis-train", trellis::train::runTrellisTrain(options, llvm::outs()));
 }

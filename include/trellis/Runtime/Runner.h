@@ -59,6 +59,11 @@ llvm::Error runTrellisRun(const RunnerOptions &options, llvm::raw_ostream &out);
 /// that ranks waiting in a collective for this one do not hang.
 void endMpiJob(bool failed);
 
+/// The end of a tool's main(): on an error prints "<tool>: error: <message>"
+/// as one line to stderr and returns 1, else 0; ends the MPI side first
+/// (endMpiJob).
+int finishTool(llvm::StringRef tool, llvm::Error err);
+
 } // namespace trellis::runtime
 
 #endif // TRELLIS_RUNTIME_RUNNER_H
