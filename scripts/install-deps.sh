@@ -13,10 +13,15 @@ PACKAGES=(
   libopenmpi-dev openmpi-bin
   # zlib: deflated members of .npz datasets.
   zlib1g-dev
-  # BLAS for matmul-heavy ops and for the NumPy/PyTorch references.
-  libopenblas-dev libopenblas0-pthread
+  # BLAS for matmul-heavy ops and for the NumPy/PyTorch references; oneDNN for
+  # the f32 GEMMs (docs/performance.md).
+  libopenblas-dev libopenblas0-pthread libdnnl-dev
+  # Unit tests of the embedding API (unittests/).
+  libgtest-dev
   # Reference computations in tests (Debian's python, not the one first on PATH).
   python3 python3-numpy
+  # The 8x8 digits dataset of examples/digits (sklearn/datasets/data/digits.csv.gz).
+  python3-sklearn
 )
 
 missing=()
