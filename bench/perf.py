@@ -111,7 +111,7 @@ def mlp_text(batch=MLP_BATCH, sizes=MLP_SIZES, lr=1e-4):
     ptypes = ", ".join(t for _, t in params)
     grads = [f"%g{i}" for i in range(len(params))]
     update, new = sgd_lines(params, grads, lr, "u")
-    text = (f"func.func @loss({sig}) -> {lt} {{\n" + "\n".join(body) + f"\n  return %l : {lt}\n}}\n"
+    text = (f"func.func private @loss({sig}) -> {lt} {{\n" + "\n".join(body) + f"\n  return %l : {lt}\n}}\n"
             f"func.func @train_step({sig}) -> ({lt}, {ptypes}) {{\n"
             f"  %l, {', '.join(grads)} = ad.value_and_grad @loss("
             f"{', '.join('%' + n for n, _ in params)}, %x, %y) "
@@ -126,14 +126,18 @@ def rev_text(L, B, D, H, lr=1e-4):
     """rev_stack.py's loop-form @reversible, an MSE loss of its outputs, and
     @train_step: value_and_grad of the stacked weights, then SGD."""
     text, params = rev_stack.model_text(L, B, D, H)
+    # The body of the loop-form @reversible (not the stored variant or the
+    # VJPs) becomes the head of the loss, so that the module holds one
+    # function besides the step: the JIT compiles every public function.
+    start = text.index("func.func @reversible(")
+    body = text[text.index("{\n", start) + 2:text.index("  return %y#0, %y#1", start)]
     T = tensor((B, D))
     psig = [(n, st) for n, st, _ in params]
     sig = ", ".join([f"%x1: {T}", f"%x2: {T}"] + [f"%{n}: {st}" for n, st in psig]
                     + [f"%t1: {T}", f"%t2: {T}"])
     args = ", ".join(["%x1", "%x2"] + [f"%{n}" for n, _ in psig])
     types = ", ".join([T, T] + [st for _, st in psig])
-    loss = (f"func.func @rev_loss({sig}) -> tensor<f32> {{\n"
-            f"  %y:2 = func.call @reversible({args}) : ({types}) -> ({T}, {T})\n"
+    loss = (f"func.func private @rev_loss({sig}) -> tensor<f32> {{\n" + body +
             f"  %d1 = arith.subf %y#0, %t1 : {T}\n  %q1 = arith.mulf %d1, %d1 : {T}\n"
             f"  %m1 = nn.mean %q1 : ({T}) -> tensor<f32>\n"
             f"  %d2 = arith.subf %y#1, %t2 : {T}\n  %q2 = arith.mulf %d2, %d2 : {T}\n"
@@ -148,7 +152,7 @@ def rev_text(L, B, D, H, lr=1e-4):
             f"({types}, {T}, {T}) -> (tensor<f32>, {ptypes})\n"
             + "\n".join(update) +
             f"\n  return %l, {', '.join(new)} : tensor<f32>, {ptypes}\n}}\n")
-    return text + loss + step, params
+    return loss + step, params
 
 
 # -- running ------------------------------------------------------------------
@@ -180,7 +184,9 @@ class Trellis:
 def run_anchor(args, threads, pattern):
     r = subprocess.run([PYTHON] + args, capture_output=True, text=True, env=thread_env(threads))
     if r.returncode != 0:
-        sys.exit(f"perf.py: {' '.join(args)} failed:\n{r.stderr}")
+        hint = ("\n(the anchors need Debian's PyTorch: apt-get install python3-torch)"
+                if "No module named 'torch'" in r.stderr else "")
+        sys.exit(f"perf.py: {' '.join(args)} failed:\n{r.stderr}{hint}")
     m = re.search(pattern, r.stdout)
     if not m:
         sys.exit(f"perf.py: unexpected output of {' '.join(args)}:\n{r.stdout}")

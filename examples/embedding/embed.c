@@ -42,8 +42,7 @@ int main(int argc, char **argv) {
     report("compile");
     goto done;
   }
-  if (trellisLookupFunction(compiled, "predict", &predict) !=
-      TRELLIS_SUCCESS) {
+  if (trellisLookupFunction(compiled, "predict", &predict) != TRELLIS_SUCCESS) {
     report("lookup");
     goto done;
   }

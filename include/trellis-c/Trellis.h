@@ -103,8 +103,7 @@ void trellisTensorDestroy(TrellisTensor tensor);
 /* Ahead of time: writes an object file defining `_mlir_ciface_<function>`
  * and, unless `headerPath` is NULL, a C header declaring it. */
 TrellisStatus trellisCompileToObject(TrellisCompiler compiler,
-                                     TrellisModule module,
-                                     const char *function,
+                                     TrellisModule module, const char *function,
                                      const char *objectPath,
                                      const char *headerPath);
 

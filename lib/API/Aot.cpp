@@ -16,6 +16,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -47,6 +48,11 @@ createTargetMachine(llvm::StringRef cpu, unsigned optLevel) {
     for (const auto &feature : llvm::sys::getHostCPUFeatures())
       features.AddFeature(feature.getKey(), feature.getValue());
   }
+  // An unknown CPU would make LLVM warn, then abort in code generation.
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+      target->createMCSubtargetInfo(triple, "", ""));
+  if (!subtarget || !subtarget->isCPUStringValid(cpuName))
+    return api::makeError("unknown CPU '" + cpuName + "' for " + triple.str());
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       triple, cpuName, features.getString(), llvm::TargetOptions(),
       llvm::Reloc::PIC_, std::nullopt,
@@ -77,9 +83,9 @@ static std::string getIncludeGuard(llvm::StringRef headerPath) {
   return guard;
 }
 
-static llvm::Error writeFile(llvm::StringRef path,
-                             llvm::function_ref<void(llvm::raw_fd_ostream &)>
-                                 write) {
+static llvm::Error
+writeFile(llvm::StringRef path,
+          llvm::function_ref<void(llvm::raw_fd_ostream &)> write) {
   std::error_code error;
   llvm::ToolOutputFile file(path, error, llvm::sys::fs::OF_None);
   if (error)
@@ -114,8 +120,9 @@ llvm::Error trellis::api::emitObjectAndHeader(mlir::ModuleOp module,
     if (!isCIdentifier(name))
       return makeError("@" + name + " is not a C identifier");
     if (!func->isPublic())
-      return makeError("@" + name + " is private; only public functions "
-                                    "can be exported");
+      return makeError("@" + name +
+                       " is private; only public functions "
+                       "can be exported");
     llvm::Expected<runtime::EntrySignature> signature =
         runtime::getEntrySignature(*func);
     if (!signature)
@@ -135,6 +142,9 @@ llvm::Error trellis::api::emitObjectAndHeader(mlir::ModuleOp module,
                        " (does the pipeline convert func to llvm?)");
   }
   std::vector<std::string> externals = getExternalCallees(module);
+  llvm::SmallVector<std::string> libraries;
+  if (llvm::Error err = runtime::appendRuntimeLibraries(module, libraries))
+    return err;
 
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
@@ -153,20 +163,21 @@ llvm::Error trellis::api::emitObjectAndHeader(mlir::ModuleOp module,
                      llvm::toString(std::move(err)));
 
   bool emitFailed = false;
-  if (llvm::Error err = writeFile(aot.objectPath, [&](llvm::raw_fd_ostream &os) {
-        llvm::legacy::PassManager codegen;
-        emitFailed = (*machine)->addPassesToEmitFile(
-            codegen, os, nullptr, llvm::CodeGenFileType::ObjectFile);
-        if (!emitFailed)
-          codegen.run(*llvmModule);
-      }))
+  if (llvm::Error err =
+          writeFile(aot.objectPath, [&](llvm::raw_fd_ostream &os) {
+            llvm::legacy::PassManager codegen;
+            emitFailed = (*machine)->addPassesToEmitFile(
+                codegen, os, nullptr, llvm::CodeGenFileType::ObjectFile);
+            if (!emitFailed)
+              codegen.run(*llvmModule);
+          }))
     return err;
   if (emitFailed)
     return makeError("the target cannot emit object files");
 
   if (aot.headerPath.empty())
     return llvm::Error::success();
-  std::string header = generateCHeader(signatures, externals,
+  std::string header = generateCHeader(signatures, externals, libraries,
                                        getIncludeGuard(aot.headerPath));
   return writeFile(aot.headerPath,
                    [&](llvm::raw_fd_ostream &os) { os << header; });

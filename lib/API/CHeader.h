@@ -19,10 +19,13 @@ bool isCIdentifier(llvm::StringRef name);
 /// of `functions` as `llvm.emit_c_interface` lowers it: memref arguments by
 /// pointer to their descriptor struct, a memref or several results through
 /// a pointer to a result struct passed first, one scalar result returned.
-/// `externals` (the functions the object calls but does not define) are
-/// listed in a comment as what to link; `guard` names the include guard.
+/// The opening comment lists `libraries`, what to link besides the AOT
+/// runtime, on one line starting " * libraries: " (for build scripts), and
+/// `externals`, the functions the object calls but does not define.
+/// `guard` names the include guard.
 std::string generateCHeader(llvm::ArrayRef<runtime::EntrySignature> functions,
                             llvm::ArrayRef<std::string> externals,
+                            llvm::ArrayRef<std::string> libraries,
                             llvm::StringRef guard);
 
 } // namespace trellis::api

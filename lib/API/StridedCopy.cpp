@@ -26,7 +26,8 @@ static bool isDenseRowMajor(llvm::ArrayRef<int64_t> shape,
 llvm::Expected<runtime::HostArray>
 trellis::api::copyToDense(const TensorView &view) {
   int64_t rank = view.shape.size();
-  if (!view.strides.empty() && static_cast<int64_t>(view.strides.size()) != rank)
+  if (!view.strides.empty() &&
+      static_cast<int64_t>(view.strides.size()) != rank)
     return makeError("a view of rank " + llvm::Twine(rank) + " has " +
                      llvm::Twine(view.strides.size()) + " strides");
   for (int64_t size : view.shape)

@@ -200,8 +200,7 @@ const void *trellisTensorGetData(TrellisTensor tensor) {
 void trellisTensorDestroy(TrellisTensor tensor) { delete tensor; }
 
 TrellisStatus trellisCompileToObject(TrellisCompiler compiler,
-                                     TrellisModule module,
-                                     const char *function,
+                                     TrellisModule module, const char *function,
                                      const char *objectPath,
                                      const char *headerPath) {
   if (!compiler || !module || !function || !objectPath)

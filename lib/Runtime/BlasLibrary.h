@@ -17,7 +17,8 @@ namespace trellis::runtime {
 /// oneDNN for `dnnl_*` ($TRELLIS_DNNL_LIBRARY, else the one found at build
 /// time). Before they are loaded, $TRELLIS_NUM_THREADS, if set, becomes the
 /// libraries' own thread variables (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS)
-/// where those are unset. An error names a library that is missing.
+/// where those are unset, and OMP_WAIT_POLICY defaults to PASSIVE. An error
+/// names a library that is missing.
 llvm::Error appendGemmLibraries(mlir::ModuleOp module,
                                 llvm::SmallVectorImpl<std::string> &libraries);
 

@@ -3,6 +3,7 @@
 #include "trellis/Runtime/Jit.h"
 
 #include "BlasLibrary.h"
+#include "Optimizer.h"
 #include "PackedCall.h"
 #include "RuntimeError.h"
 #include "trellis/ExecutionEngine/CollectivesRuntime.h"
@@ -13,7 +14,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
@@ -83,7 +83,7 @@ static void initializeOnce() {
 }
 
 llvm::Error trellis::runtime::lowerToLLVMDialect(mlir::ModuleOp module,
-                                                llvm::StringRef pipeline) {
+                                                 llvm::StringRef pipeline) {
   initializeOnce();
   mlir::PassManager pm(module.getContext(), mlir::ModuleOp::getOperationName());
   if (pipeline.empty()) {
@@ -106,6 +106,21 @@ llvm::Error trellis::runtime::lowerToLLVMDialect(mlir::ModuleOp module,
                      "' outside the LLVM dialect");
   }
   return llvm::Error::success();
+}
+
+llvm::Error trellis::runtime::appendRuntimeLibraries(
+    mlir::ModuleOp module, llvm::SmallVectorImpl<std::string> &libraries) {
+  // Shared libraries the lowered code may call: memrefCopy & co, MPI.
+  if (llvm::sys::fs::exists(TRELLIS_C_RUNNER_UTILS_PATH))
+    libraries.push_back(TRELLIS_C_RUNNER_UTILS_PATH);
+  if (callsMpi(module)) {
+    llvm::StringRef mpi = TRELLIS_MPI_LIBRARY_PATH;
+    if (mpi.empty() || !llvm::sys::fs::exists(mpi))
+      return makeError("the program calls MPI but no MPI library was found "
+                       "when Trellis was built");
+    libraries.push_back(mpi.str());
+  }
+  return appendGemmLibraries(module, libraries);
 }
 
 JitModule::JitModule(llvm::SmallVector<Entry> entries,
@@ -173,18 +188,8 @@ JitModule::compileEntries(mlir::ModuleOp module,
       return std::move(err);
   }
 
-  // Shared libraries the lowered code may call: memrefCopy & co, MPI.
   llvm::SmallVector<std::string> libraries;
-  if (llvm::sys::fs::exists(TRELLIS_C_RUNNER_UTILS_PATH))
-    libraries.push_back(TRELLIS_C_RUNNER_UTILS_PATH);
-  if (callsMpi(module)) {
-    llvm::StringRef mpi = TRELLIS_MPI_LIBRARY_PATH;
-    if (mpi.empty() || !llvm::sys::fs::exists(mpi))
-      return makeError("the program calls MPI but no MPI library was found "
-                       "when Trellis was built");
-    libraries.push_back(mpi.str());
-  }
-  if (llvm::Error err = appendGemmLibraries(module, libraries))
+  if (llvm::Error err = appendRuntimeLibraries(module, libraries))
     return std::move(err);
   libraries.append(options.sharedLibPaths.begin(),
                    options.sharedLibPaths.end());
@@ -202,8 +207,7 @@ JitModule::compileEntries(mlir::ModuleOp module,
   if (!tm)
     return tm.takeError();
   std::function<llvm::Error(llvm::Module *)> transformer =
-      mlir::makeOptimizingTransformer(options.optLevel, /*sizeLevel=*/0,
-                                      tm->get());
+      makeJitOptimizer(options.optLevel, tm->get());
 
   mlir::ExecutionEngineOptions engineOptions;
   engineOptions.transformer = transformer;

@@ -16,16 +16,14 @@
 
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFilename(cl::Positional,
-                                          cl::desc("<input .mlir>"),
-                                          cl::init("-"));
+static cl::opt<std::string>
+    inputFilename(cl::Positional, cl::desc("<input .mlir>"), cl::init("-"));
 static cl::list<std::string>
     functions("function", cl::desc("Public func.func to export (repeatable)"),
               cl::value_desc("name"), cl::OneOrMore);
 static cl::opt<std::string> objectPath("o", cl::desc("Object file to write"),
                                        cl::value_desc("file"), cl::Required);
-static cl::opt<std::string> headerPath("header",
-                                       cl::desc("C header to write"),
+static cl::opt<std::string> headerPath("header", cl::desc("C header to write"),
                                        cl::value_desc("file"));
 static cl::opt<std::string>
     pipeline("pipeline",
@@ -35,7 +33,8 @@ static cl::opt<std::string>
 static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level"),
                                   cl::Prefix, cl::init(3));
 static cl::opt<std::string>
-    cpu("cpu", cl::desc("CPU to generate code for: host, generic, x86-64-v3..."),
+    cpu("cpu",
+        cl::desc("CPU to generate code for: host, generic, x86-64-v3..."),
         cl::init("host"));
 
 int main(int argc, char **argv) {

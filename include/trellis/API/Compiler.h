@@ -186,7 +186,9 @@ public:
   mlir::MLIRContext &getContext();
 
   const CompileOptions &getOptions() const { return options; }
-  void setOptions(CompileOptions newOptions) { options = std::move(newOptions); }
+  void setOptions(CompileOptions newOptions) {
+    options = std::move(newOptions);
+  }
 
   /// Parses and verifies MLIR text; `bufferName` names it in diagnostics.
   llvm::Expected<Module> parseModule(llvm::StringRef text,

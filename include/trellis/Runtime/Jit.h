@@ -54,6 +54,13 @@ struct CallStats {
 /// lowering) and checks that nothing was left outside the LLVM dialect.
 llvm::Error lowerToLLVMDialect(mlir::ModuleOp module, llvm::StringRef pipeline);
 
+/// Appends the shared libraries that the lowered `module` calls into and the
+/// JIT loads: the MLIR C runner utils, MPI if it communicates, the GEMM
+/// libraries of its BLAS calls. An error names a library that is missing.
+llvm::Error
+appendRuntimeLibraries(mlir::ModuleOp module,
+                       llvm::SmallVectorImpl<std::string> &libraries);
+
 /// A compiled entry function, ready to be called.
 class JitModule {
 public:
@@ -77,7 +84,9 @@ public:
   bool usesMpi() const { return communicates; }
 
   /// Returns the entry's signature as it was before lowering.
-  const EntrySignature &getSignature() const { return entries.front().signature; }
+  const EntrySignature &getSignature() const {
+    return entries.front().signature;
+  }
 
   /// Returns the signature of the callable function `entry`, or null.
   const EntrySignature *lookupSignature(llvm::StringRef entry) const;

@@ -1,0 +1,32 @@
+//===- Optimizer.h - The LLVM pipeline of JIT-compiled code -----*- C++ -*-===//
+
+#ifndef TRELLIS_LIB_RUNTIME_OPTIMIZER_H
+#define TRELLIS_LIB_RUNTIME_OPTIMIZER_H
+
+#include "llvm/Support/Error.h"
+
+#include <functional>
+
+namespace llvm {
+class Module;
+class TargetMachine;
+} // namespace llvm
+
+namespace trellis::runtime {
+
+/// The module transformer of the JIT: LLVM's default pipeline at `optLevel`
+/// (0-3) with the loop and SLP vectorizers (and the vectorizer's
+/// interleaving) on and the loop unroller off. `targetMachine` (the host's)
+/// gives the cost models; it must outlive the function.
+///
+/// Why no unrolling: after convert-linalg-to-blas the remaining loops are
+/// elementwise and reduction nests that the vectorizer already widens and
+/// interleaves; unrolling them on top tripled the IR and took a third of the
+/// optimizer's time and of code generation (a reversible stack step:
+/// 1.55 s -> 1.0 s of LLVM, docs/performance.md) for no measurable speed.
+std::function<llvm::Error(llvm::Module *)>
+makeJitOptimizer(unsigned optLevel, llvm::TargetMachine *targetMachine);
+
+} // namespace trellis::runtime
+
+#endif // TRELLIS_LIB_RUNTIME_OPTIMIZER_H

@@ -1,0 +1,89 @@
+//===- CAPITest.cpp - Tests of the C API ----------------------------------===//
+
+#include "trellis-c/Trellis.h"
+
+#include "gtest/gtest.h"
+
+#include <cstring>
+#include <string>
+
+namespace {
+
+constexpr const char *kModule = R"mlir(
+func.func @double(%x: tensor<3xi64>) -> tensor<3xi64> {
+  %y = arith.addi %x, %x : tensor<3xi64>
+  return %y : tensor<3xi64>
+}
+)mlir";
+
+TEST(CAPI, RoundTrip) {
+  TrellisCompiler compiler = nullptr;
+  ASSERT_EQ(trellisCompilerCreate(nullptr, 2, &compiler), TRELLIS_SUCCESS);
+  TrellisModule module = nullptr;
+  ASSERT_EQ(
+      trellisModuleParse(compiler, kModule, std::strlen(kModule), &module),
+      TRELLIS_SUCCESS)
+      << trellisGetLastError();
+  TrellisCompiledModule compiled = nullptr;
+  ASSERT_EQ(trellisCompile(compiler, module, &compiled), TRELLIS_SUCCESS)
+      << trellisGetLastError();
+  TrellisFunction function = nullptr;
+  ASSERT_EQ(trellisLookupFunction(compiled, "double", &function),
+            TRELLIS_SUCCESS);
+
+  // Every other element of a 6-element buffer.
+  int64_t data[] = {1, -1, 2, -1, 3, -1};
+  int64_t shape[] = {3}, strides[] = {2};
+  TrellisTensorView input = {TRELLIS_I64, 1, shape, strides, data};
+  TrellisTensor result = nullptr;
+  ASSERT_EQ(trellisFunctionCall(function, &input, 1, &result), TRELLIS_SUCCESS)
+      << trellisGetLastError();
+  EXPECT_EQ(trellisTensorGetDType(result), TRELLIS_I64);
+  EXPECT_EQ(trellisTensorGetRank(result), 1);
+  EXPECT_EQ(trellisTensorGetShape(result)[0], 3);
+  ASSERT_EQ(trellisTensorGetNumElements(result), 3);
+  const int64_t *values =
+      static_cast<const int64_t *>(trellisTensorGetData(result));
+  EXPECT_EQ(values[0], 2);
+  EXPECT_EQ(values[1], 4);
+  EXPECT_EQ(values[2], 6);
+
+  // Failures leave a message and touch no output.
+  TrellisTensorView bad = {static_cast<TrellisDType>(9), 1, shape, nullptr,
+                           data};
+  TrellisTensor unused = nullptr;
+  EXPECT_EQ(trellisFunctionCall(function, &bad, 1, &unused), TRELLIS_FAILURE);
+  EXPECT_EQ(std::string(trellisGetLastError()),
+            "argument 0: invalid view (dtype, rank or shape)");
+  EXPECT_EQ(unused, nullptr);
+  TrellisFunction missing = nullptr;
+  EXPECT_EQ(trellisLookupFunction(compiled, "triple", &missing),
+            TRELLIS_FAILURE);
+  EXPECT_EQ(std::string(trellisGetLastError()),
+            "no callable function @triple (callable: @double)");
+  EXPECT_EQ(trellisLookupFunction(nullptr, "double", &missing),
+            TRELLIS_FAILURE);
+  EXPECT_EQ(trellisCompilerCreate(nullptr, 4, &compiler), TRELLIS_FAILURE);
+
+  trellisTensorDestroy(result);
+  trellisFunctionDestroy(function);
+  trellisCompiledModuleDestroy(compiled);
+  trellisModuleDestroy(module);
+  trellisCompilerDestroy(compiler);
+}
+
+TEST(CAPI, ParseErrorCarriesDiagnostics) {
+  TrellisCompiler compiler = nullptr;
+  ASSERT_EQ(trellisCompilerCreate(nullptr, 3, &compiler), TRELLIS_SUCCESS);
+  const char *text = "func.func @f() {";
+  TrellisModule module = nullptr;
+  EXPECT_EQ(trellisModuleParse(compiler, text, std::strlen(text), &module),
+            TRELLIS_FAILURE);
+  EXPECT_NE(std::string(trellisGetLastError()).find("<string>:1:"),
+            std::string::npos)
+      << trellisGetLastError();
+  EXPECT_EQ(module, nullptr);
+  trellisCompilerDestroy(compiler);
+}
+
+} // namespace
