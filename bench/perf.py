@@ -35,6 +35,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -331,6 +332,7 @@ def main():
     print(f"{'model':<40} compile_ms (parse → runnable, median)")
     for name, ms in compile_rows:
         print(f"{name:<40} {ms:.0f}")
+    shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
