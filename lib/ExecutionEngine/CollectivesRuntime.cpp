@@ -6,7 +6,8 @@
 // Adasum follows Horovod's vector-halving, distance-doubling scheme: in round
 // k a rank swaps half of its current segment with rank XOR 2^k, so every rank
 // ends up owning 1/p of the merged vector after log2(p) rounds, having sent
-// about n·(1 − 1/p) elements; an all-gather then assembles the result. The
+// about n·(1 − 1/p) elements; the same rounds in reverse (distance-halving)
+// then assemble the result. The
 // dot products of a round are summed over the 2^(k+1) ranks that jointly hold
 // the two vectors, gathered and added in rank order, so every rank computes
 // the same coefficients and the result is bit-identical everywhere.
@@ -257,17 +258,18 @@ void butterfly(T *x, int64_t n, MPI_Comm comm, int p) {
     lo = keepLo;
     hi = keepHi;
   }
-  if (levels == 0)
-    return;
-  std::vector<int> counts(p), displs(p);
-  for (int r = 0; r < p; ++r) {
-    auto [rlo, rhi] = segment(r, levels, n);
-    counts[r] = static_cast<int>(rhi - rlo);
-    displs[r] = static_cast<int>(rlo);
+  // Distance-halving: the rounds in reverse, each swapping the merged
+  // segments of two siblings, so every rank ends with the whole vector.
+  for (int k = levels - 1; k >= 0; --k) {
+    int partner = rank ^ (1 << k);
+    auto [myLo, myHi] = segment(rank, k + 1, n);
+    auto [theirLo, theirHi] = segment(partner, k + 1, n);
+    check(MPI_Sendrecv(x + myLo, static_cast<int>(myHi - myLo), mpiType<T>(),
+                       partner, 11, x + theirLo,
+                       static_cast<int>(theirHi - theirLo), mpiType<T>(),
+                       partner, 11, comm, MPI_STATUS_IGNORE),
+          "MPI_Sendrecv");
   }
-  check(MPI_Allgatherv(MPI_IN_PLACE, 0, mpiType<T>(), x, counts.data(),
-                       displs.data(), mpiType<T>(), blockComm(comm, p, levels - 1)),
-        "MPI_Allgatherv");
 }
 
 template <typename T>
