@@ -372,7 +372,8 @@ private:
     return registry;
   }()};
   StepFunction trainStep, evalStep;
-  std::unique_ptr<JitModule> trainJit, evalJit;
+  std::unique_ptr<JitModule> jit;
+  bool hasEval = false;
   NamedArrays trainData, evalData;
   Dataset trainSet, evalSet;
   llvm::SmallVector<HostArray> params;
@@ -385,12 +386,10 @@ private:
 } // namespace
 
 llvm::Error Trainer::compile() {
-  auto load = [&]() -> llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> {
-    llvm::SourceMgr sourceMgr;
-    mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-    return loadModule(options.modulePath, context, sourceMgr);
-  };
-  llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> module = load();
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> module =
+      loadModule(options.modulePath, context, sourceMgr);
   if (!module)
     return module.takeError();
   llvm::Expected<StepFunction> step =
@@ -398,9 +397,22 @@ llvm::Error Trainer::compile() {
   if (!step)
     return step.takeError();
   trainStep = std::move(*step);
-  bool hasEval = (*module)->lookupSymbol<mlir::func::FuncOp>("eval") != nullptr;
+  hasEval = !options.evalDataPath.empty() &&
+            (*module)->lookupSymbol<mlir::func::FuncOp>("eval") != nullptr;
+  if (hasEval) {
+    llvm::Expected<StepFunction> eval =
+        readConvention(**module, "eval", /*isTrainStep=*/false);
+    if (!eval)
+      return eval.takeError();
+    evalStep = std::move(*eval);
+    if (evalStep.params.size() != trainStep.params.size())
+      return fail("@eval takes " + Twine(evalStep.params.size()) +
+                  " parameters but @train_step " +
+                  Twine(trainStep.params.size()));
+  }
   if (ranks > 1) {
     // Data parallelism: reduce the gradients of the ad ops across ranks.
+    // @eval has none, so it is unchanged.
     bool hasGradients = false;
     (*module)->walk([&](mlir::Operation *op) {
       hasGradients |= op->getName().getStringRef() == "ad.grad" ||
@@ -418,33 +430,18 @@ llvm::Error Trainer::compile() {
       return fail("coll-average-gradients{reduce=" + options.reduce +
                   "} failed");
   }
+  // One compilation serves @train_step and @eval.
   JitOptions jitOptions;
   jitOptions.optLevel = options.optLevel;
-  llvm::Expected<std::unique_ptr<JitModule>> jit =
-      JitModule::compile(**module, "train_step", jitOptions);
-  if (!jit)
-    return jit.takeError();
-  trainJit = std::move(*jit);
-
-  if (hasEval && !options.evalDataPath.empty()) {
-    llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> evalModule = load();
-    if (!evalModule)
-      return evalModule.takeError();
-    llvm::Expected<StepFunction> eval =
-        readConvention(**evalModule, "eval", /*isTrainStep=*/false);
-    if (!eval)
-      return eval.takeError();
-    evalStep = std::move(*eval);
-    if (evalStep.params.size() != trainStep.params.size())
-      return fail("@eval takes " + Twine(evalStep.params.size()) +
-                  " parameters but @train_step " +
-                  Twine(trainStep.params.size()));
-    llvm::Expected<std::unique_ptr<JitModule>> evalCompiled =
-        JitModule::compile(**evalModule, "eval", jitOptions);
-    if (!evalCompiled)
-      return evalCompiled.takeError();
-    evalJit = std::move(*evalCompiled);
-  }
+  llvm::Expected<std::unique_ptr<JitModule>> compiled =
+      JitModule::compileModule(**module, jitOptions);
+  if (!compiled)
+    return compiled.takeError();
+  jit = std::move(*compiled);
+  for (llvm::StringRef name : {"train_step", "eval"})
+    if ((name == "train_step" || hasEval) && !jit->lookupSignature(name))
+      return fail("@" + name + " cannot be called: " +
+                  jit->getSkipReason(name));
   return llvm::Error::success();
 }
 
@@ -535,7 +532,8 @@ llvm::Expected<std::vector<double>> Trainer::evaluate() {
       inputs.push_back(p.clone());
     for (HostArray &x : *batch)
       inputs.push_back(std::move(x));
-    llvm::Expected<llvm::SmallVector<HostArray>> results = evalJit->call(inputs);
+    llvm::Expected<llvm::SmallVector<HostArray>> results =
+        jit->callInPlace("eval", inputs);
     if (!results)
       return results.takeError();
     for (size_t i = 0; i < sums.size(); ++i)
@@ -612,7 +610,7 @@ llvm::Error Trainer::run() {
   if (!bound)
     return bound.takeError();
   trainSet = *bound;
-  if (evalJit) {
+  if (hasEval) {
     llvm::Expected<NamedArrays> eval = readNpz(options.evalDataPath);
     if (!eval)
       return eval.takeError();
@@ -695,7 +693,9 @@ llvm::Error Trainer::run() {
       inputs.push_back(std::move(p));
     for (HostArray &x : *batch)
       inputs.push_back(std::move(x));
-    llvm::Expected<llvm::SmallVector<HostArray>> results = trainJit->call(inputs);
+    // The inputs are ours: no copies (results come back as copies).
+    llvm::Expected<llvm::SmallVector<HostArray>> results =
+        jit->callInPlace("train_step", inputs);
     if (!results)
       return results.takeError();
     params.clear();
@@ -715,16 +715,19 @@ llvm::Error Trainer::run() {
     if (options.checkpointEvery > 0 && (step + 1) % options.checkpointEvery == 0)
       if (llvm::Error err = writeCheckpoint(step + 1))
         return err;
-    if (evalJit && options.evalEvery > 0 && (step + 1) % options.evalEvery == 0 &&
+    if (hasEval && options.evalEvery > 0 && (step + 1) % options.evalEvery == 0 &&
         step + 1 != options.steps)
       if (llvm::Error err = evalAndLog(step + 1))
         return err;
   }
-  if (evalJit)
+  if (hasEval)
     if (llvm::Error err = evalAndLog(options.steps))
       return err;
-  if (llvm::Error err = writeCheckpoint(options.steps))
-    return err;
+  bool savedLast = options.checkpointEvery > 0 && options.steps > startStep &&
+                   options.steps % options.checkpointEvery == 0;
+  if (!savedLast)
+    if (llvm::Error err = writeCheckpoint(options.steps))
+      return err;
   if (leader) {
     if (llvm::Error err = writeCurve(curvePath, losses, metricCurve, metricName))
       return err;
