@@ -183,8 +183,13 @@ void merge(const T *a, const T *b, T *result, int64_t n, const Dots &d) {
 
 /// The sub-communicator of ranks [0, p) of `comm` that share the bits of
 /// their rank above `level` (MPI_COMM_NULL for ranks ≥ p). Cached.
-MPI_Comm blockComm(MPI_Comm comm, int p, int level) {
+std::map<std::pair<MPI_Comm, int>, MPI_Comm> &blockComms() {
   static std::map<std::pair<MPI_Comm, int>, MPI_Comm> blocks;
+  return blocks;
+}
+
+MPI_Comm blockComm(MPI_Comm comm, int p, int level) {
+  auto &blocks = blockComms();
   auto key = std::make_pair(comm, level);
   auto it = blocks.find(key);
   if (it != blocks.end())
@@ -404,6 +409,10 @@ void trellis_coll_finalize() {
   MPI_Finalized(&finalized);
   if (!initializedHere || !initialized || finalized)
     return;
+  for (auto &entry : blockComms())
+    if (entry.second != MPI_COMM_NULL)
+      MPI_Comm_free(&entry.second);
+  blockComms().clear();
   for (auto &entry : groupComms())
     MPI_Comm_free(&entry.second);
   groupComms().clear();
