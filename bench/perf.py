@@ -80,13 +80,23 @@ def gemm_text(n):
 
 
 def sgd_lines(params, grads, lr, out_prefix):
-    """w - lr·g for each (name, type); returns the lines and the new names."""
+    """w - lr·g for each (name, type), one linalg.generic each, written over
+    the gradient (which dies there: no new buffer; examples/modelgen.py does
+    the same); returns the lines and the new names."""
     lines = [f"  %lr = arith.constant {lr:e} : f32"]
     names = []
     for i, ((name, t), g) in enumerate(zip(params, grads)):
-        lines += [f"  %{out_prefix}s{i} = tensor.splat %lr : {t}",
-                  f"  %{out_prefix}d{i} = arith.mulf %{out_prefix}s{i}, {g} : {t}",
-                  f"  %{out_prefix}n{i} = arith.subf %{name}, %{out_prefix}d{i} : {t}"]
+        rank = t.count("x")
+        dims = ", ".join(f"d{k}" for k in range(rank))
+        ident = f"affine_map<({dims}) -> ({dims})>"
+        its = ", ".join(['"parallel"'] * rank)
+        lines += [f"  %{out_prefix}n{i} = linalg.generic {{indexing_maps = [{ident}, {ident}], "
+                  f"iterator_types = [{its}]}} ins(%{name} : {t}) outs({g} : {t}) {{",
+                  "  ^bb0(%p: f32, %g: f32):",
+                  "    %s = arith.mulf %g, %lr : f32",
+                  "    %n = arith.subf %p, %s : f32",
+                  "    linalg.yield %n : f32",
+                  f"  }} -> {t}"]
         names.append(f"%{out_prefix}n{i}")
     return lines, names
 

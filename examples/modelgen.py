@@ -164,16 +164,39 @@ def _ident_map(rank):
     return f"affine_map<({dims}) -> ({dims})>"
 
 
+# The updates are written over the gradient (`outs(%g)`, read in the body):
+# the gradient dies there, so bufferization computes the new parameter in its
+# buffer instead of allocating one. (An init the body does not read would be
+# replaced by a tensor.empty by linalg-fuse-elementwise-ops. Writing into the
+# parameter's own buffer is no better: the deallocation pass clones every
+# returned function argument.)
+
+def _sgd_update(f, p, g, k):
+    """One linalg.generic: p' = p - lr·g, over g's buffer."""
+    t = ty(p.shape)
+    rank = len(p.shape)
+    maps = ", ".join([_ident_map(rank)] * 2)
+    its = ", ".join(['"parallel"'] * rank)
+    f.emit(f"%np{k} = linalg.generic {{indexing_maps = [{maps}], iterator_types = [{its}]}}")
+    f.emit(f"    ins(%{p.name} : {t}) outs({g} : {t}) {{")
+    f.emit("  ^bb0(%_p: f32, %_g: f32):")
+    f.emit("    %_s = arith.mulf %_g, %lr : f32")
+    f.emit("    %_pn = arith.subf %_p, %_s : f32")
+    f.emit("    linalg.yield %_pn : f32")
+    f.emit(f"}} -> {t}")
+
+
 def _adam_update(f, p, g, m, v, k):
-    """One linalg.generic: p' = p - lr_t·m'/(sqrt(v')+eps) with the moments."""
+    """One linalg.generic: p' = p - lr_t·m'/(sqrt(v')+eps) (over g's buffer)
+    with the moments (new buffers)."""
     t = ty(p.shape)
     rank = len(p.shape)
     f.emit(f"%e{k} = tensor.empty() : {t}")
-    maps = ", ".join([_ident_map(rank)] * 7)
+    maps = ", ".join([_ident_map(rank)] * 6)
     its = ", ".join(['"parallel"'] * rank)
     f.emit(f"%np{k}, %nm{k}, %nv{k} = linalg.generic {{indexing_maps = [{maps}], iterator_types = [{its}]}}")
-    f.emit(f"    ins(%{p.name}, {g}, %{m}, %{v} : {t}, {t}, {t}, {t}) outs(%e{k}, %e{k}, %e{k} : {t}, {t}, {t}) {{")
-    f.emit("  ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):")
+    f.emit(f"    ins(%{p.name}, %{m}, %{v} : {t}, {t}, {t}) outs({g}, %e{k}, %e{k} : {t}, {t}, {t}) {{")
+    f.emit("  ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):")
     f.emit("    %_m1 = arith.mulf %b1, %_m : f32")
     f.emit("    %_m2 = arith.mulf %c1, %_g : f32")
     f.emit("    %_mn = arith.addf %_m1, %_m2 : f32")
@@ -240,11 +263,9 @@ def module(header, params, batch, forward, train_batch, eval_batch,
     f.emit(f"    -> (tensor<f32>, {', '.join(v.t for v in pv)})")
     results = []
     if optimizer == "sgd":
+        f.emit(f"%lr = arith.constant {lr:.6e} : f32")
         for i, p in enumerate(params):
-            t = ty(p.shape)
-            f.emit(f"%lr{i} = arith.constant dense<{lr:.6e}> : {t}")
-            f.emit(f"%s{i} = arith.mulf {gs[i]}, %lr{i} : {t}")
-            f.emit(f"%np{i} = arith.subf %{p.name}, %s{i} : {t}")
+            _sgd_update(f, p, gs[i], i)
             results.append(f"%np{i}")
     else:
         f.emit(f"%b1 = arith.constant {b1:.6e} : f32")

@@ -103,6 +103,7 @@ void trellis::registerAllPasses() {
   registerConvertNNToLinalg();
   registerConvertCollToMPI();
   registerTrellisPrepareContractions();
+  registerTrellisFuseElementwise();
   registerConvertLinalgToBlas();
   registerFixOpenMPISymbols();
   coll::registerTrellisCollPasses();

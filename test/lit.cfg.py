@@ -20,6 +20,11 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.trellis_obj_root, "test")
 
 llvm_config.with_system_environment(["HOME", "TMPDIR"])
+# Sanitizer builds (scripts/sanitize.sh): the runtime options, and the
+# compiler and flags with which tests build programs against Trellis.
+llvm_config.with_system_environment(
+    ["ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS",
+     "CC", "CXX", "CFLAGS", "CXXFLAGS", "LDFLAGS"])
 llvm_config.use_default_substitutions()
 
 # Debian's python3 carries python3-numpy; the python3 first on PATH may not.

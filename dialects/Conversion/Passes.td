@@ -18,7 +18,14 @@ def ConvertNNToLinalg : Pass<"convert-nn-to-linalg"> {
       `logsumexp − picked logit`, layer_norm adds `epsilon` to the variance;
     * `embedding` becomes a gather in a `linalg.generic` body (ids clamped);
     * `attention` splits heads with `tensor.expand_shape` and contracts with
-      `linalg.generic` (scores, masked max-subtracted softmax, weighted sum);
+      `linalg.generic`. Sequences of at most `attention-chunk` rows are
+      lowered whole (scores, masked max-subtracted softmax, weighted sum);
+      longer ones in `scf.for` loops over query and key chunks with an
+      online softmax, so that no tensor has two sequence dimensions; causal
+      attention skips the chunks above the diagonal. `attention_grad` (the
+      VJP the autodiff emits) is lowered the same two ways, the chunked one
+      recomputing each tile from per-row log-sum-exp statistics
+      (docs/attention.md);
     * `dropout` computes Threefry-2x32 of each element's linear index under
       the key inside the body, so the mask depends on nothing else;
     * the reversible ops are given their forward meaning: the bodies are
@@ -27,9 +34,16 @@ def ConvertNNToLinalg : Pass<"convert-nn-to-linalg"> {
 
     After the pass no `nn` op is left; an op it cannot lower is an error.
   }];
+  let options = [
+    Option<"attentionChunk", "attention-chunk", "int64_t",
+           /*default=*/"128",
+           "Rows per query and key chunk of attention over longer sequences "
+           "(0: never chunk)">
+  ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
-    "mlir::math::MathDialect", "mlir::tensor::TensorDialect"
+    "mlir::math::MathDialect", "mlir::scf::SCFDialect",
+    "mlir::tensor::TensorDialect"
   ];
 }
 
@@ -61,7 +75,28 @@ def ConvertCollToMPI : Pass<"convert-coll-to-mpi", "::mlir::ModuleOp"> {
     The `mpi` ops have no memory effects in LLVM 22; the pass attaches them
     (reads of the send buffer, writes of the receive buffer) so that
     buffer deallocation can place frees around them.
+
+    With `check-agreement` (a debug mode; `trellis-run --check-collectives`),
+    every communicating collective is preceded by a call
+    `trellis_coll_check(what, where)`: `what` describes the collective as
+    all ranks must agree on it (op, operand dtype and shape, result type,
+    `groups`, `pairs`, `dim`), `where` is its source location. The runtime
+    all-gathers a fixed-size fingerprint of both on a communicator of its
+    own and, if the ranks disagree, ends the job with one line naming each
+    rank's collective instead of hanging or reducing mismatched buffers:
+
+    ```
+    trellis: collective mismatch at collective #3: rank 0: coll.psum f32[4x8]
+    (model.mlir:5:8); rank 1: coll.all_gather f32[4x8] -> f32[8x8] dim=0
+    (model.mlir:9:8)
+    ```
   }];
+  let options = [
+    Option<"checkAgreement", "check-agreement", "bool", /*default=*/"false",
+           "Check before each collective that all ranks are about to run "
+           "the same one (op, dtype, shape, groups/pairs); a mismatch ends "
+           "the job with one line naming the ranks">
+  ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
     "mlir::DLTIDialect", "mlir::func::FuncDialect",
@@ -116,6 +151,33 @@ def TrellisPrepareContractions : Pass<"trellis-prepare-contractions"> {
   }];
   let dependentDialects = [
     "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"
+  ];
+}
+
+def TrellisFuseElementwise : Pass<"trellis-fuse-elementwise"> {
+  let summary = "Fuse elementwise linalg ops (upstream linalg-fuse-elementwise-"
+                "ops) without touching GEMM-shaped contractions";
+  let description = [{
+    The upstream elementwise fusion with one difference in what it may fuse:
+    nothing into or out of a contraction (a linalg op whose body is a
+    multiply-accumulate, `linalg::isaContractionOpInterface`). Upstream
+    fusion would otherwise
+
+    * push reshapes through matmuls: a dense layer's `linalg.matmul` whose
+      result is split into attention heads (`tensor.expand_shape`) becomes a
+      five-loop `linalg.generic` with two `N` loops, which
+      `convert-linalg-to-blas` cannot hand to a GEMM (its adjoint likewise
+      gets two `K` loops);
+    * fuse an elementwise producer (a bias add, an exp) into a contraction's
+      input, so that its body is no longer `out + a * b`.
+
+    Both leave the contraction to scalar loops. Elementwise producers are
+    fused into elementwise ops and row reductions as upstream (a producer
+    with a single use), and reshapes are still folded into elementwise ops.
+  }];
+  let dependentDialects = [
+    "mlir::affine::AffineDialect", "mlir::linalg::LinalgDialect",
+    "mlir::tensor::TensorDialect"
   ];
 }
 

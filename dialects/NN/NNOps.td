@@ -233,6 +233,39 @@ def NN_AttentionOp : NN_DiffOp<"attention", [Pure]> {
   let hasVerifier = 1;
 }
 
+def NN_AttentionGradOp : NN_Op<"attention_grad", [Pure]> {
+  let summary = "the vector-Jacobian product of nn.attention (internal)";
+  let description = [{
+    Given the operands `q`, `k`, `v` of an `nn.attention` with the same
+    `num_heads` and `causal`, its result `out` and the result's cotangent
+    `d_out`, returns the cotangents of `q`, `k` and `v`. The reverse-mode rule
+    of `nn.attention` emits it, so that the lowering decides how the
+    probabilities are recomputed: whole, or chunk by chunk from per-row
+    softmax statistics without an `Lq x Lk` tensor (docs/attention.md).
+    `out` gives the row terms `Σ_e dO·O` of the softmax VJP.
+
+    Example:
+    ```mlir
+    %dq, %dk, %dv = nn.attention_grad %q, %k, %v, %o, %do
+        {num_heads = 4 : i64, causal = true}
+        : (tensor<2x16x64xf32>, tensor<2x16x64xf32>, tensor<2x16x64xf32>,
+           tensor<2x16x64xf32>, tensor<2x16x64xf32>)
+        -> (tensor<2x16x64xf32>, tensor<2x16x64xf32>, tensor<2x16x64xf32>)
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$q, NN_FloatTensor:$k,
+                       NN_FloatTensor:$v, NN_FloatTensor:$out,
+                       NN_FloatTensor:$d_out, I64Attr:$num_heads,
+                       DefaultValuedAttr<BoolAttr, "false">:$causal);
+  let results = (outs NN_FloatTensor:$dq, NN_FloatTensor:$dk,
+                      NN_FloatTensor:$dv);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v `,` $out `,` $d_out attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 def NN_DropoutOp : NN_DiffOp<"dropout",
     [Pure, AllTypesMatch<["x", "result"]>]> {
   let summary = "inverted dropout with a counter-based random mask";

@@ -30,18 +30,35 @@ func.func @train_step(%w1: tensor<64x128xf32> {trellis.init = "glorot_uniform"},
       {argnums = array<i64: 0, 1, 2, 3>}
       : (tensor<64x128xf32>, tensor<128xf32>, tensor<128x10xf32>, tensor<10xf32>, tensor<32x64xf32>, tensor<32xi32>)
       -> (tensor<f32>, tensor<64x128xf32>, tensor<128xf32>, tensor<128x10xf32>, tensor<10xf32>)
-  %lr0 = arith.constant dense<1.000000e-01> : tensor<64x128xf32>
-  %s0 = arith.mulf %g0, %lr0 : tensor<64x128xf32>
-  %np0 = arith.subf %w1, %s0 : tensor<64x128xf32>
-  %lr1 = arith.constant dense<1.000000e-01> : tensor<128xf32>
-  %s1 = arith.mulf %g1, %lr1 : tensor<128xf32>
-  %np1 = arith.subf %b1, %s1 : tensor<128xf32>
-  %lr2 = arith.constant dense<1.000000e-01> : tensor<128x10xf32>
-  %s2 = arith.mulf %g2, %lr2 : tensor<128x10xf32>
-  %np2 = arith.subf %w2, %s2 : tensor<128x10xf32>
-  %lr3 = arith.constant dense<1.000000e-01> : tensor<10xf32>
-  %s3 = arith.mulf %g3, %lr3 : tensor<10xf32>
-  %np3 = arith.subf %b2, %s3 : tensor<10xf32>
+  %lr = arith.constant 1.000000e-01 : f32
+  %np0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%w1 : tensor<64x128xf32>) outs(%g0 : tensor<64x128xf32>) {
+    ^bb0(%_p: f32, %_g: f32):
+      %_s = arith.mulf %_g, %lr : f32
+      %_pn = arith.subf %_p, %_s : f32
+      linalg.yield %_pn : f32
+  } -> tensor<64x128xf32>
+  %np1 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%b1 : tensor<128xf32>) outs(%g1 : tensor<128xf32>) {
+    ^bb0(%_p: f32, %_g: f32):
+      %_s = arith.mulf %_g, %lr : f32
+      %_pn = arith.subf %_p, %_s : f32
+      linalg.yield %_pn : f32
+  } -> tensor<128xf32>
+  %np2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%w2 : tensor<128x10xf32>) outs(%g2 : tensor<128x10xf32>) {
+    ^bb0(%_p: f32, %_g: f32):
+      %_s = arith.mulf %_g, %lr : f32
+      %_pn = arith.subf %_p, %_s : f32
+      linalg.yield %_pn : f32
+  } -> tensor<128x10xf32>
+  %np3 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%b2 : tensor<10xf32>) outs(%g3 : tensor<10xf32>) {
+    ^bb0(%_p: f32, %_g: f32):
+      %_s = arith.mulf %_g, %lr : f32
+      %_pn = arith.subf %_p, %_s : f32
+      linalg.yield %_pn : f32
+  } -> tensor<10xf32>
   return %np0, %np1, %np2, %np3, %loss
       : tensor<64x128xf32>, tensor<128xf32>, tensor<128x10xf32>, tensor<10xf32>, tensor<f32>
 }

@@ -254,9 +254,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
   %lrbc = arith.divf %bc2s, %bc1 : f32
   %lrt = arith.mulf %lr, %lrbc : f32
   %e0 = tensor.empty() : tensor<32x32xf32>
-  %np0, %nm0, %nv0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%tok, %g0, %m_tok, %v_tok : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%e0, %e0, %e0 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np0, %nm0, %nv0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%tok, %m_tok, %v_tok : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%g0, %e0, %e0 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -272,9 +272,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>)
   %e1 = tensor.empty() : tensor<32x32xf32>
-  %np1, %nm1, %nv1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%pos, %g1, %m_pos, %v_pos : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%e1, %e1, %e1 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np1, %nm1, %nv1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%pos, %m_pos, %v_pos : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%g1, %e1, %e1 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -290,9 +290,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>)
   %e2 = tensor.empty() : tensor<32xf32>
-  %np2, %nm2, %nv2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%a0_lns, %g2, %m_a0_lns, %v_a0_lns : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e2, %e2, %e2 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np2, %nm2, %nv2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%a0_lns, %m_a0_lns, %v_a0_lns : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g2, %e2, %e2 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -308,9 +308,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e3 = tensor.empty() : tensor<32xf32>
-  %np3, %nm3, %nv3 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%a0_lno, %g3, %m_a0_lno, %v_a0_lno : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e3, %e3, %e3 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np3, %nm3, %nv3 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%a0_lno, %m_a0_lno, %v_a0_lno : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g3, %e3, %e3 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -326,9 +326,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e4 = tensor.empty() : tensor<32x32xf32>
-  %np4, %nm4, %nv4 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%a0_wq, %g4, %m_a0_wq, %v_a0_wq : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%e4, %e4, %e4 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np4, %nm4, %nv4 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a0_wq, %m_a0_wq, %v_a0_wq : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%g4, %e4, %e4 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -344,9 +344,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>)
   %e5 = tensor.empty() : tensor<32xf32>
-  %np5, %nm5, %nv5 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%a0_bq, %g5, %m_a0_bq, %v_a0_bq : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e5, %e5, %e5 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np5, %nm5, %nv5 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%a0_bq, %m_a0_bq, %v_a0_bq : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g5, %e5, %e5 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -362,9 +362,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e6 = tensor.empty() : tensor<32x32xf32>
-  %np6, %nm6, %nv6 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%a0_wk, %g6, %m_a0_wk, %v_a0_wk : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%e6, %e6, %e6 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np6, %nm6, %nv6 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a0_wk, %m_a0_wk, %v_a0_wk : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%g6, %e6, %e6 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -380,9 +380,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>)
   %e7 = tensor.empty() : tensor<32xf32>
-  %np7, %nm7, %nv7 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%a0_bk, %g7, %m_a0_bk, %v_a0_bk : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e7, %e7, %e7 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np7, %nm7, %nv7 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%a0_bk, %m_a0_bk, %v_a0_bk : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g7, %e7, %e7 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -398,9 +398,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e8 = tensor.empty() : tensor<32x32xf32>
-  %np8, %nm8, %nv8 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%a0_wv, %g8, %m_a0_wv, %v_a0_wv : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%e8, %e8, %e8 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np8, %nm8, %nv8 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a0_wv, %m_a0_wv, %v_a0_wv : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%g8, %e8, %e8 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -416,9 +416,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>)
   %e9 = tensor.empty() : tensor<32xf32>
-  %np9, %nm9, %nv9 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%a0_bv, %g9, %m_a0_bv, %v_a0_bv : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e9, %e9, %e9 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np9, %nm9, %nv9 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%a0_bv, %m_a0_bv, %v_a0_bv : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g9, %e9, %e9 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -434,9 +434,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e10 = tensor.empty() : tensor<32x32xf32>
-  %np10, %nm10, %nv10 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%a0_wo, %g10, %m_a0_wo, %v_a0_wo : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%e10, %e10, %e10 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np10, %nm10, %nv10 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a0_wo, %m_a0_wo, %v_a0_wo : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%g10, %e10, %e10 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -452,9 +452,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>)
   %e11 = tensor.empty() : tensor<32xf32>
-  %np11, %nm11, %nv11 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%a0_bo, %g11, %m_a0_bo, %v_a0_bo : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e11, %e11, %e11 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np11, %nm11, %nv11 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%a0_bo, %m_a0_bo, %v_a0_bo : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g11, %e11, %e11 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -470,9 +470,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e12 = tensor.empty() : tensor<32xf32>
-  %np12, %nm12, %nv12 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%f0_lns, %g12, %m_f0_lns, %v_f0_lns : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e12, %e12, %e12 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np12, %nm12, %nv12 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%f0_lns, %m_f0_lns, %v_f0_lns : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g12, %e12, %e12 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -488,9 +488,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e13 = tensor.empty() : tensor<32xf32>
-  %np13, %nm13, %nv13 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%f0_lno, %g13, %m_f0_lno, %v_f0_lno : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e13, %e13, %e13 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np13, %nm13, %nv13 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%f0_lno, %m_f0_lno, %v_f0_lno : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g13, %e13, %e13 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -506,9 +506,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e14 = tensor.empty() : tensor<32x64xf32>
-  %np14, %nm14, %nv14 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%f0_w1, %g14, %m_f0_w1, %v_f0_w1 : tensor<32x64xf32>, tensor<32x64xf32>, tensor<32x64xf32>, tensor<32x64xf32>) outs(%e14, %e14, %e14 : tensor<32x64xf32>, tensor<32x64xf32>, tensor<32x64xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np14, %nm14, %nv14 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%f0_w1, %m_f0_w1, %v_f0_w1 : tensor<32x64xf32>, tensor<32x64xf32>, tensor<32x64xf32>) outs(%g14, %e14, %e14 : tensor<32x64xf32>, tensor<32x64xf32>, tensor<32x64xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -524,9 +524,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32x64xf32>, tensor<32x64xf32>, tensor<32x64xf32>)
   %e15 = tensor.empty() : tensor<64xf32>
-  %np15, %nm15, %nv15 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%f0_b1, %g15, %m_f0_b1, %v_f0_b1 : tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) outs(%e15, %e15, %e15 : tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np15, %nm15, %nv15 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%f0_b1, %m_f0_b1, %v_f0_b1 : tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) outs(%g15, %e15, %e15 : tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -542,9 +542,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<64xf32>, tensor<64xf32>, tensor<64xf32>)
   %e16 = tensor.empty() : tensor<64x32xf32>
-  %np16, %nm16, %nv16 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%f0_w2, %g16, %m_f0_w2, %v_f0_w2 : tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>) outs(%e16, %e16, %e16 : tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np16, %nm16, %nv16 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%f0_w2, %m_f0_w2, %v_f0_w2 : tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>) outs(%g16, %e16, %e16 : tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -560,9 +560,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>)
   %e17 = tensor.empty() : tensor<32xf32>
-  %np17, %nm17, %nv17 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%f0_b2, %g17, %m_f0_b2, %v_f0_b2 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e17, %e17, %e17 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np17, %nm17, %nv17 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%f0_b2, %m_f0_b2, %v_f0_b2 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g17, %e17, %e17 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -578,9 +578,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e18 = tensor.empty() : tensor<32xf32>
-  %np18, %nm18, %nv18 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%a1_lns, %g18, %m_a1_lns, %v_a1_lns : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e18, %e18, %e18 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np18, %nm18, %nv18 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%a1_lns, %m_a1_lns, %v_a1_lns : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g18, %e18, %e18 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -596,9 +596,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e19 = tensor.empty() : tensor<32xf32>
-  %np19, %nm19, %nv19 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%a1_lno, %g19, %m_a1_lno, %v_a1_lno : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e19, %e19, %e19 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np19, %nm19, %nv19 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%a1_lno, %m_a1_lno, %v_a1_lno : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g19, %e19, %e19 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -614,9 +614,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e20 = tensor.empty() : tensor<32x32xf32>
-  %np20, %nm20, %nv20 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%a1_wq, %g20, %m_a1_wq, %v_a1_wq : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%e20, %e20, %e20 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np20, %nm20, %nv20 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a1_wq, %m_a1_wq, %v_a1_wq : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%g20, %e20, %e20 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -632,9 +632,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>)
   %e21 = tensor.empty() : tensor<32xf32>
-  %np21, %nm21, %nv21 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%a1_bq, %g21, %m_a1_bq, %v_a1_bq : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e21, %e21, %e21 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np21, %nm21, %nv21 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%a1_bq, %m_a1_bq, %v_a1_bq : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g21, %e21, %e21 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -650,9 +650,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e22 = tensor.empty() : tensor<32x32xf32>
-  %np22, %nm22, %nv22 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%a1_wk, %g22, %m_a1_wk, %v_a1_wk : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%e22, %e22, %e22 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np22, %nm22, %nv22 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a1_wk, %m_a1_wk, %v_a1_wk : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%g22, %e22, %e22 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -668,9 +668,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>)
   %e23 = tensor.empty() : tensor<32xf32>
-  %np23, %nm23, %nv23 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%a1_bk, %g23, %m_a1_bk, %v_a1_bk : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e23, %e23, %e23 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np23, %nm23, %nv23 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%a1_bk, %m_a1_bk, %v_a1_bk : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g23, %e23, %e23 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -686,9 +686,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e24 = tensor.empty() : tensor<32x32xf32>
-  %np24, %nm24, %nv24 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%a1_wv, %g24, %m_a1_wv, %v_a1_wv : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%e24, %e24, %e24 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np24, %nm24, %nv24 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a1_wv, %m_a1_wv, %v_a1_wv : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%g24, %e24, %e24 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -704,9 +704,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>)
   %e25 = tensor.empty() : tensor<32xf32>
-  %np25, %nm25, %nv25 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%a1_bv, %g25, %m_a1_bv, %v_a1_bv : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e25, %e25, %e25 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np25, %nm25, %nv25 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%a1_bv, %m_a1_bv, %v_a1_bv : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g25, %e25, %e25 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -722,9 +722,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e26 = tensor.empty() : tensor<32x32xf32>
-  %np26, %nm26, %nv26 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%a1_wo, %g26, %m_a1_wo, %v_a1_wo : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%e26, %e26, %e26 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np26, %nm26, %nv26 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a1_wo, %m_a1_wo, %v_a1_wo : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%g26, %e26, %e26 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -740,9 +740,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>)
   %e27 = tensor.empty() : tensor<32xf32>
-  %np27, %nm27, %nv27 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%a1_bo, %g27, %m_a1_bo, %v_a1_bo : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e27, %e27, %e27 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np27, %nm27, %nv27 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%a1_bo, %m_a1_bo, %v_a1_bo : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g27, %e27, %e27 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -758,9 +758,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e28 = tensor.empty() : tensor<32xf32>
-  %np28, %nm28, %nv28 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%f1_lns, %g28, %m_f1_lns, %v_f1_lns : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e28, %e28, %e28 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np28, %nm28, %nv28 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%f1_lns, %m_f1_lns, %v_f1_lns : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g28, %e28, %e28 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -776,9 +776,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e29 = tensor.empty() : tensor<32xf32>
-  %np29, %nm29, %nv29 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%f1_lno, %g29, %m_f1_lno, %v_f1_lno : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e29, %e29, %e29 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np29, %nm29, %nv29 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%f1_lno, %m_f1_lno, %v_f1_lno : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g29, %e29, %e29 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -794,9 +794,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e30 = tensor.empty() : tensor<32x64xf32>
-  %np30, %nm30, %nv30 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%f1_w1, %g30, %m_f1_w1, %v_f1_w1 : tensor<32x64xf32>, tensor<32x64xf32>, tensor<32x64xf32>, tensor<32x64xf32>) outs(%e30, %e30, %e30 : tensor<32x64xf32>, tensor<32x64xf32>, tensor<32x64xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np30, %nm30, %nv30 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%f1_w1, %m_f1_w1, %v_f1_w1 : tensor<32x64xf32>, tensor<32x64xf32>, tensor<32x64xf32>) outs(%g30, %e30, %e30 : tensor<32x64xf32>, tensor<32x64xf32>, tensor<32x64xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -812,9 +812,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32x64xf32>, tensor<32x64xf32>, tensor<32x64xf32>)
   %e31 = tensor.empty() : tensor<64xf32>
-  %np31, %nm31, %nv31 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%f1_b1, %g31, %m_f1_b1, %v_f1_b1 : tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) outs(%e31, %e31, %e31 : tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np31, %nm31, %nv31 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%f1_b1, %m_f1_b1, %v_f1_b1 : tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) outs(%g31, %e31, %e31 : tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -830,9 +830,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<64xf32>, tensor<64xf32>, tensor<64xf32>)
   %e32 = tensor.empty() : tensor<64x32xf32>
-  %np32, %nm32, %nv32 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%f1_w2, %g32, %m_f1_w2, %v_f1_w2 : tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>) outs(%e32, %e32, %e32 : tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np32, %nm32, %nv32 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%f1_w2, %m_f1_w2, %v_f1_w2 : tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>) outs(%g32, %e32, %e32 : tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -848,9 +848,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>)
   %e33 = tensor.empty() : tensor<32xf32>
-  %np33, %nm33, %nv33 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%f1_b2, %g33, %m_f1_b2, %v_f1_b2 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e33, %e33, %e33 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np33, %nm33, %nv33 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%f1_b2, %m_f1_b2, %v_f1_b2 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g33, %e33, %e33 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -866,9 +866,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e34 = tensor.empty() : tensor<32xf32>
-  %np34, %nm34, %nv34 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%lnfs, %g34, %m_lnfs, %v_lnfs : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e34, %e34, %e34 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np34, %nm34, %nv34 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%lnfs, %m_lnfs, %v_lnfs : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g34, %e34, %e34 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -884,9 +884,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e35 = tensor.empty() : tensor<32xf32>
-  %np35, %nm35, %nv35 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%lnfo, %g35, %m_lnfo, %v_lnfo : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e35, %e35, %e35 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np35, %nm35, %nv35 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%lnfo, %m_lnfo, %v_lnfo : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g35, %e35, %e35 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -902,9 +902,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e36 = tensor.empty() : tensor<32x32xf32>
-  %np36, %nm36, %nv36 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%wout, %g36, %m_wout, %v_wout : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%e36, %e36, %e36 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np36, %nm36, %nv36 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%wout, %m_wout, %v_wout : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%g36, %e36, %e36 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -920,9 +920,9 @@ func.func @train_step(%tok: tensor<32x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>)
   %e37 = tensor.empty() : tensor<32xf32>
-  %np37, %nm37, %nv37 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%bout, %g37, %m_bout, %v_bout : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e37, %e37, %e37 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np37, %nm37, %nv37 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%bout, %m_bout, %v_bout : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g37, %e37, %e37 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32

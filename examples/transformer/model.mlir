@@ -231,9 +231,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
   %lrbc = arith.divf %bc2s, %bc1 : f32
   %lrt = arith.mulf %lr, %lrbc : f32
   %e0 = tensor.empty() : tensor<10x32xf32>
-  %np0, %nm0, %nv0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%tok, %g0, %m_tok, %v_tok : tensor<10x32xf32>, tensor<10x32xf32>, tensor<10x32xf32>, tensor<10x32xf32>) outs(%e0, %e0, %e0 : tensor<10x32xf32>, tensor<10x32xf32>, tensor<10x32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np0, %nm0, %nv0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%tok, %m_tok, %v_tok : tensor<10x32xf32>, tensor<10x32xf32>, tensor<10x32xf32>) outs(%g0, %e0, %e0 : tensor<10x32xf32>, tensor<10x32xf32>, tensor<10x32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -249,9 +249,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<10x32xf32>, tensor<10x32xf32>, tensor<10x32xf32>)
   %e1 = tensor.empty() : tensor<16x32xf32>
-  %np1, %nm1, %nv1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%pos, %g1, %m_pos, %v_pos : tensor<16x32xf32>, tensor<16x32xf32>, tensor<16x32xf32>, tensor<16x32xf32>) outs(%e1, %e1, %e1 : tensor<16x32xf32>, tensor<16x32xf32>, tensor<16x32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np1, %nm1, %nv1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%pos, %m_pos, %v_pos : tensor<16x32xf32>, tensor<16x32xf32>, tensor<16x32xf32>) outs(%g1, %e1, %e1 : tensor<16x32xf32>, tensor<16x32xf32>, tensor<16x32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -267,9 +267,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<16x32xf32>, tensor<16x32xf32>, tensor<16x32xf32>)
   %e2 = tensor.empty() : tensor<32xf32>
-  %np2, %nm2, %nv2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%l0_ln1s, %g2, %m_l0_ln1s, %v_l0_ln1s : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e2, %e2, %e2 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np2, %nm2, %nv2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%l0_ln1s, %m_l0_ln1s, %v_l0_ln1s : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g2, %e2, %e2 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -285,9 +285,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e3 = tensor.empty() : tensor<32xf32>
-  %np3, %nm3, %nv3 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%l0_ln1o, %g3, %m_l0_ln1o, %v_l0_ln1o : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e3, %e3, %e3 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np3, %nm3, %nv3 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%l0_ln1o, %m_l0_ln1o, %v_l0_ln1o : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g3, %e3, %e3 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -303,9 +303,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e4 = tensor.empty() : tensor<32x32xf32>
-  %np4, %nm4, %nv4 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%l0_wq, %g4, %m_l0_wq, %v_l0_wq : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%e4, %e4, %e4 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np4, %nm4, %nv4 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%l0_wq, %m_l0_wq, %v_l0_wq : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%g4, %e4, %e4 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -321,9 +321,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>)
   %e5 = tensor.empty() : tensor<32xf32>
-  %np5, %nm5, %nv5 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%l0_bq, %g5, %m_l0_bq, %v_l0_bq : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e5, %e5, %e5 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np5, %nm5, %nv5 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%l0_bq, %m_l0_bq, %v_l0_bq : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g5, %e5, %e5 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -339,9 +339,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e6 = tensor.empty() : tensor<32x32xf32>
-  %np6, %nm6, %nv6 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%l0_wk, %g6, %m_l0_wk, %v_l0_wk : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%e6, %e6, %e6 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np6, %nm6, %nv6 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%l0_wk, %m_l0_wk, %v_l0_wk : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%g6, %e6, %e6 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -357,9 +357,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>)
   %e7 = tensor.empty() : tensor<32xf32>
-  %np7, %nm7, %nv7 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%l0_bk, %g7, %m_l0_bk, %v_l0_bk : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e7, %e7, %e7 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np7, %nm7, %nv7 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%l0_bk, %m_l0_bk, %v_l0_bk : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g7, %e7, %e7 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -375,9 +375,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e8 = tensor.empty() : tensor<32x32xf32>
-  %np8, %nm8, %nv8 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%l0_wv, %g8, %m_l0_wv, %v_l0_wv : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%e8, %e8, %e8 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np8, %nm8, %nv8 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%l0_wv, %m_l0_wv, %v_l0_wv : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%g8, %e8, %e8 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -393,9 +393,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>)
   %e9 = tensor.empty() : tensor<32xf32>
-  %np9, %nm9, %nv9 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%l0_bv, %g9, %m_l0_bv, %v_l0_bv : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e9, %e9, %e9 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np9, %nm9, %nv9 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%l0_bv, %m_l0_bv, %v_l0_bv : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g9, %e9, %e9 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -411,9 +411,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e10 = tensor.empty() : tensor<32x32xf32>
-  %np10, %nm10, %nv10 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%l0_wo, %g10, %m_l0_wo, %v_l0_wo : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%e10, %e10, %e10 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np10, %nm10, %nv10 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%l0_wo, %m_l0_wo, %v_l0_wo : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%g10, %e10, %e10 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -429,9 +429,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>)
   %e11 = tensor.empty() : tensor<32xf32>
-  %np11, %nm11, %nv11 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%l0_bo, %g11, %m_l0_bo, %v_l0_bo : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e11, %e11, %e11 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np11, %nm11, %nv11 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%l0_bo, %m_l0_bo, %v_l0_bo : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g11, %e11, %e11 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -447,9 +447,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e12 = tensor.empty() : tensor<32xf32>
-  %np12, %nm12, %nv12 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%l0_ln2s, %g12, %m_l0_ln2s, %v_l0_ln2s : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e12, %e12, %e12 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np12, %nm12, %nv12 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%l0_ln2s, %m_l0_ln2s, %v_l0_ln2s : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g12, %e12, %e12 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -465,9 +465,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e13 = tensor.empty() : tensor<32xf32>
-  %np13, %nm13, %nv13 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%l0_ln2o, %g13, %m_l0_ln2o, %v_l0_ln2o : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e13, %e13, %e13 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np13, %nm13, %nv13 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%l0_ln2o, %m_l0_ln2o, %v_l0_ln2o : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g13, %e13, %e13 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -483,9 +483,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e14 = tensor.empty() : tensor<32x128xf32>
-  %np14, %nm14, %nv14 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%l0_w1, %g14, %m_l0_w1, %v_l0_w1 : tensor<32x128xf32>, tensor<32x128xf32>, tensor<32x128xf32>, tensor<32x128xf32>) outs(%e14, %e14, %e14 : tensor<32x128xf32>, tensor<32x128xf32>, tensor<32x128xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np14, %nm14, %nv14 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%l0_w1, %m_l0_w1, %v_l0_w1 : tensor<32x128xf32>, tensor<32x128xf32>, tensor<32x128xf32>) outs(%g14, %e14, %e14 : tensor<32x128xf32>, tensor<32x128xf32>, tensor<32x128xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -501,9 +501,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32x128xf32>, tensor<32x128xf32>, tensor<32x128xf32>)
   %e15 = tensor.empty() : tensor<128xf32>
-  %np15, %nm15, %nv15 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%l0_b1, %g15, %m_l0_b1, %v_l0_b1 : tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) outs(%e15, %e15, %e15 : tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np15, %nm15, %nv15 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%l0_b1, %m_l0_b1, %v_l0_b1 : tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) outs(%g15, %e15, %e15 : tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -519,9 +519,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<128xf32>, tensor<128xf32>, tensor<128xf32>)
   %e16 = tensor.empty() : tensor<128x32xf32>
-  %np16, %nm16, %nv16 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%l0_w2, %g16, %m_l0_w2, %v_l0_w2 : tensor<128x32xf32>, tensor<128x32xf32>, tensor<128x32xf32>, tensor<128x32xf32>) outs(%e16, %e16, %e16 : tensor<128x32xf32>, tensor<128x32xf32>, tensor<128x32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np16, %nm16, %nv16 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%l0_w2, %m_l0_w2, %v_l0_w2 : tensor<128x32xf32>, tensor<128x32xf32>, tensor<128x32xf32>) outs(%g16, %e16, %e16 : tensor<128x32xf32>, tensor<128x32xf32>, tensor<128x32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -537,9 +537,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<128x32xf32>, tensor<128x32xf32>, tensor<128x32xf32>)
   %e17 = tensor.empty() : tensor<32xf32>
-  %np17, %nm17, %nv17 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%l0_b2, %g17, %m_l0_b2, %v_l0_b2 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e17, %e17, %e17 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np17, %nm17, %nv17 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%l0_b2, %m_l0_b2, %v_l0_b2 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g17, %e17, %e17 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -555,9 +555,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e18 = tensor.empty() : tensor<32xf32>
-  %np18, %nm18, %nv18 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%l1_ln1s, %g18, %m_l1_ln1s, %v_l1_ln1s : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e18, %e18, %e18 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np18, %nm18, %nv18 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%l1_ln1s, %m_l1_ln1s, %v_l1_ln1s : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g18, %e18, %e18 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -573,9 +573,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e19 = tensor.empty() : tensor<32xf32>
-  %np19, %nm19, %nv19 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%l1_ln1o, %g19, %m_l1_ln1o, %v_l1_ln1o : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e19, %e19, %e19 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np19, %nm19, %nv19 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%l1_ln1o, %m_l1_ln1o, %v_l1_ln1o : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g19, %e19, %e19 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -591,9 +591,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e20 = tensor.empty() : tensor<32x32xf32>
-  %np20, %nm20, %nv20 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%l1_wq, %g20, %m_l1_wq, %v_l1_wq : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%e20, %e20, %e20 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np20, %nm20, %nv20 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%l1_wq, %m_l1_wq, %v_l1_wq : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%g20, %e20, %e20 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -609,9 +609,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>)
   %e21 = tensor.empty() : tensor<32xf32>
-  %np21, %nm21, %nv21 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%l1_bq, %g21, %m_l1_bq, %v_l1_bq : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e21, %e21, %e21 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np21, %nm21, %nv21 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%l1_bq, %m_l1_bq, %v_l1_bq : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g21, %e21, %e21 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -627,9 +627,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e22 = tensor.empty() : tensor<32x32xf32>
-  %np22, %nm22, %nv22 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%l1_wk, %g22, %m_l1_wk, %v_l1_wk : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%e22, %e22, %e22 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np22, %nm22, %nv22 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%l1_wk, %m_l1_wk, %v_l1_wk : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%g22, %e22, %e22 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -645,9 +645,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>)
   %e23 = tensor.empty() : tensor<32xf32>
-  %np23, %nm23, %nv23 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%l1_bk, %g23, %m_l1_bk, %v_l1_bk : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e23, %e23, %e23 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np23, %nm23, %nv23 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%l1_bk, %m_l1_bk, %v_l1_bk : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g23, %e23, %e23 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -663,9 +663,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e24 = tensor.empty() : tensor<32x32xf32>
-  %np24, %nm24, %nv24 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%l1_wv, %g24, %m_l1_wv, %v_l1_wv : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%e24, %e24, %e24 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np24, %nm24, %nv24 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%l1_wv, %m_l1_wv, %v_l1_wv : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%g24, %e24, %e24 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -681,9 +681,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>)
   %e25 = tensor.empty() : tensor<32xf32>
-  %np25, %nm25, %nv25 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%l1_bv, %g25, %m_l1_bv, %v_l1_bv : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e25, %e25, %e25 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np25, %nm25, %nv25 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%l1_bv, %m_l1_bv, %v_l1_bv : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g25, %e25, %e25 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -699,9 +699,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e26 = tensor.empty() : tensor<32x32xf32>
-  %np26, %nm26, %nv26 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%l1_wo, %g26, %m_l1_wo, %v_l1_wo : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%e26, %e26, %e26 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np26, %nm26, %nv26 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%l1_wo, %m_l1_wo, %v_l1_wo : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) outs(%g26, %e26, %e26 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -717,9 +717,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>)
   %e27 = tensor.empty() : tensor<32xf32>
-  %np27, %nm27, %nv27 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%l1_bo, %g27, %m_l1_bo, %v_l1_bo : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e27, %e27, %e27 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np27, %nm27, %nv27 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%l1_bo, %m_l1_bo, %v_l1_bo : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g27, %e27, %e27 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -735,9 +735,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e28 = tensor.empty() : tensor<32xf32>
-  %np28, %nm28, %nv28 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%l1_ln2s, %g28, %m_l1_ln2s, %v_l1_ln2s : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e28, %e28, %e28 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np28, %nm28, %nv28 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%l1_ln2s, %m_l1_ln2s, %v_l1_ln2s : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g28, %e28, %e28 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -753,9 +753,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e29 = tensor.empty() : tensor<32xf32>
-  %np29, %nm29, %nv29 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%l1_ln2o, %g29, %m_l1_ln2o, %v_l1_ln2o : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e29, %e29, %e29 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np29, %nm29, %nv29 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%l1_ln2o, %m_l1_ln2o, %v_l1_ln2o : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g29, %e29, %e29 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -771,9 +771,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e30 = tensor.empty() : tensor<32x128xf32>
-  %np30, %nm30, %nv30 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%l1_w1, %g30, %m_l1_w1, %v_l1_w1 : tensor<32x128xf32>, tensor<32x128xf32>, tensor<32x128xf32>, tensor<32x128xf32>) outs(%e30, %e30, %e30 : tensor<32x128xf32>, tensor<32x128xf32>, tensor<32x128xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np30, %nm30, %nv30 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%l1_w1, %m_l1_w1, %v_l1_w1 : tensor<32x128xf32>, tensor<32x128xf32>, tensor<32x128xf32>) outs(%g30, %e30, %e30 : tensor<32x128xf32>, tensor<32x128xf32>, tensor<32x128xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -789,9 +789,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32x128xf32>, tensor<32x128xf32>, tensor<32x128xf32>)
   %e31 = tensor.empty() : tensor<128xf32>
-  %np31, %nm31, %nv31 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%l1_b1, %g31, %m_l1_b1, %v_l1_b1 : tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) outs(%e31, %e31, %e31 : tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np31, %nm31, %nv31 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%l1_b1, %m_l1_b1, %v_l1_b1 : tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) outs(%g31, %e31, %e31 : tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -807,9 +807,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<128xf32>, tensor<128xf32>, tensor<128xf32>)
   %e32 = tensor.empty() : tensor<128x32xf32>
-  %np32, %nm32, %nv32 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%l1_w2, %g32, %m_l1_w2, %v_l1_w2 : tensor<128x32xf32>, tensor<128x32xf32>, tensor<128x32xf32>, tensor<128x32xf32>) outs(%e32, %e32, %e32 : tensor<128x32xf32>, tensor<128x32xf32>, tensor<128x32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np32, %nm32, %nv32 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%l1_w2, %m_l1_w2, %v_l1_w2 : tensor<128x32xf32>, tensor<128x32xf32>, tensor<128x32xf32>) outs(%g32, %e32, %e32 : tensor<128x32xf32>, tensor<128x32xf32>, tensor<128x32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -825,9 +825,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<128x32xf32>, tensor<128x32xf32>, tensor<128x32xf32>)
   %e33 = tensor.empty() : tensor<32xf32>
-  %np33, %nm33, %nv33 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%l1_b2, %g33, %m_l1_b2, %v_l1_b2 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e33, %e33, %e33 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np33, %nm33, %nv33 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%l1_b2, %m_l1_b2, %v_l1_b2 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g33, %e33, %e33 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -843,9 +843,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e34 = tensor.empty() : tensor<32xf32>
-  %np34, %nm34, %nv34 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%lnfs, %g34, %m_lnfs, %v_lnfs : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e34, %e34, %e34 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np34, %nm34, %nv34 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%lnfs, %m_lnfs, %v_lnfs : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g34, %e34, %e34 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -861,9 +861,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e35 = tensor.empty() : tensor<32xf32>
-  %np35, %nm35, %nv35 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%lnfo, %g35, %m_lnfo, %v_lnfo : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%e35, %e35, %e35 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np35, %nm35, %nv35 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%lnfo, %m_lnfo, %v_lnfo : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) outs(%g35, %e35, %e35 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -879,9 +879,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   %e36 = tensor.empty() : tensor<32x10xf32>
-  %np36, %nm36, %nv36 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%wout, %g36, %m_wout, %v_wout : tensor<32x10xf32>, tensor<32x10xf32>, tensor<32x10xf32>, tensor<32x10xf32>) outs(%e36, %e36, %e36 : tensor<32x10xf32>, tensor<32x10xf32>, tensor<32x10xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np36, %nm36, %nv36 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%wout, %m_wout, %v_wout : tensor<32x10xf32>, tensor<32x10xf32>, tensor<32x10xf32>) outs(%g36, %e36, %e36 : tensor<32x10xf32>, tensor<32x10xf32>, tensor<32x10xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32
@@ -897,9 +897,9 @@ func.func @train_step(%tok: tensor<10x32xf32> {trellis.init = "normal:0.1"},
       linalg.yield %_pn, %_mn, %_vn : f32, f32, f32
   } -> (tensor<32x10xf32>, tensor<32x10xf32>, tensor<32x10xf32>)
   %e37 = tensor.empty() : tensor<10xf32>
-  %np37, %nm37, %nv37 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%bout, %g37, %m_bout, %v_bout : tensor<10xf32>, tensor<10xf32>, tensor<10xf32>, tensor<10xf32>) outs(%e37, %e37, %e37 : tensor<10xf32>, tensor<10xf32>, tensor<10xf32>) {
-    ^bb0(%_p: f32, %_g: f32, %_m: f32, %_v: f32, %_o0: f32, %_o1: f32, %_o2: f32):
+  %np37, %nm37, %nv37 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%bout, %m_bout, %v_bout : tensor<10xf32>, tensor<10xf32>, tensor<10xf32>) outs(%g37, %e37, %e37 : tensor<10xf32>, tensor<10xf32>, tensor<10xf32>) {
+    ^bb0(%_p: f32, %_m: f32, %_v: f32, %_g: f32, %_o1: f32, %_o2: f32):
       %_m1 = arith.mulf %b1, %_m : f32
       %_m2 = arith.mulf %c1, %_g : f32
       %_mn = arith.addf %_m1, %_m2 : f32

@@ -12,6 +12,14 @@
 // the two vectors, gathered and added in rank order, so every rank computes
 // the same coefficients and the result is bit-identical everywhere.
 //
+// Agreement checks (convert-coll-to-mpi{check-agreement}): before each
+// collective every rank contributes a fixed-size fingerprint of what it is
+// about to run to one MPI_Allgather on a communicator of their own. Because
+// the fingerprint's size does not depend on the collective, ranks about to
+// run different collectives still meet there, see the disagreement and end
+// the job, instead of entering mismatched MPI calls (a hang, or a reduction
+// of buffers of different sizes).
+//
 //===----------------------------------------------------------------------===//
 
 #include "trellis/ExecutionEngine/CollectivesRuntime.h"
@@ -19,12 +27,14 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -380,6 +390,146 @@ void allGather(StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,
         "MPI_Allgather");
 }
 
+//===----------------------------------------------------------------------===//
+// Agreement checks
+//===----------------------------------------------------------------------===//
+
+/// What one rank is about to run. `hash` covers the whole description;
+/// `what` and `where` are truncated copies for the message.
+struct Fingerprint {
+  uint64_t hash;
+  char what[120];
+  char where[128];
+};
+static_assert(sizeof(Fingerprint) == 256, "fixed-size MPI message");
+
+/// The checks' communicator (MPI_COMM_NULL while checks are off) and the
+/// number of checks so far: every rank's k-th check meets the others' k-th,
+/// so the count is the same on all ranks at a meeting.
+struct CheckState {
+  MPI_Comm comm = MPI_COMM_NULL;
+  uint64_t calls = 0;
+};
+
+CheckState &checkState() {
+  static CheckState state;
+  return state;
+}
+
+/// A duplicate of MPI_COMM_WORLD, so that no user message or collective can
+/// match a check's MPI_Allgather.
+MPI_Comm checkComm() {
+  CheckState &state = checkState();
+  if (state.comm == MPI_COMM_NULL) {
+    ensureInitialized();
+    check(MPI_Comm_dup(MPI_COMM_WORLD, &state.comm), "MPI_Comm_dup");
+    MPI_Comm_set_errhandler(state.comm, MPI_ERRORS_RETURN);
+  }
+  return state.comm;
+}
+
+/// FNV-1a, 64 bits.
+uint64_t hashBytes(const char *bytes, size_t length) {
+  uint64_t hash = 14695981039346656037ull;
+  for (size_t i = 0; i < length; ++i) {
+    hash ^= static_cast<unsigned char>(bytes[i]);
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+Fingerprint makeFingerprint(const std::string &what,
+                            const std::string &where) {
+  Fingerprint print;
+  std::memset(&print, 0, sizeof(print));
+  print.hash = hashBytes(what.data(), what.size());
+  std::strncpy(print.what, what.c_str(), sizeof(print.what) - 1);
+  std::strncpy(print.where, where.c_str(), sizeof(print.where) - 1);
+  return print;
+}
+
+bool sameCollective(const Fingerprint &a, const Fingerprint &b) {
+  return a.hash == b.hash &&
+         std::strncmp(a.what, b.what, sizeof(a.what)) == 0;
+}
+
+/// `rank 3` or `ranks 0-2, 5`.
+std::string formatRanks(const std::vector<int> &ranks) {
+  std::string text = ranks.size() == 1 ? "rank " : "ranks ";
+  for (size_t i = 0; i < ranks.size();) {
+    size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
+      ++j;
+    if (i)
+      text += ", ";
+    text += std::to_string(ranks[i]);
+    if (j > i)
+      text += "-" + std::to_string(ranks[j]);
+    i = j + 1;
+  }
+  return text;
+}
+
+/// One line naming what each group of agreeing ranks is about to run.
+std::string describeMismatch(uint64_t call,
+                             const std::vector<Fingerprint> &all) {
+  std::string text =
+      "collective mismatch at collective #" + std::to_string(call) + ": ";
+  std::vector<bool> done(all.size());
+  for (size_t r = 0; r < all.size(); ++r) {
+    if (done[r])
+      continue;
+    std::vector<int> ranks;
+    for (size_t s = r; s < all.size(); ++s)
+      if (!done[s] && sameCollective(all[r], all[s])) {
+        done[s] = true;
+        ranks.push_back(static_cast<int>(s));
+      }
+    if (r)
+      text += "; ";
+    text += formatRanks(ranks) + ": " + all[r].what;
+    if (all[r].where[0])
+      text += std::string(" (") + all[r].where + ")";
+  }
+  return text;
+}
+
+/// Exchanges this rank's fingerprint with all ranks; on a disagreement the
+/// lowest rank reports it and ends the job.
+void checkAgreement(const std::string &what, const std::string &where) {
+  MPI_Comm comm = checkComm();
+  uint64_t call = ++checkState().calls;
+  Fingerprint mine = makeFingerprint(what, where);
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  std::vector<Fingerprint> all(size);
+  check(MPI_Allgather(&mine, sizeof(Fingerprint), MPI_BYTE, all.data(),
+                      sizeof(Fingerprint), MPI_BYTE, comm),
+        "MPI_Allgather (collective agreement check)");
+  if (std::all_of(all.begin(), all.end(), [&](const Fingerprint &other) {
+        return sameCollective(all.front(), other);
+      }))
+    return;
+  // Every rank sees the same fingerprints: rank 0 alone speaks, so the
+  // message appears once, and ends the job.
+  if (rank == 0) {
+    std::fprintf(stderr, "trellis: %s\n", describeMismatch(call, all).c_str());
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  // The others wait for rank 0's abort, and end the job themselves should it
+  // not come.
+  std::this_thread::sleep_for(std::chrono::seconds(10));
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::exit(1);
+}
+
+std::string bufferText(StridedMemRefType<int8_t, 1> *text) {
+  const char *bytes = reinterpret_cast<const char *>(text->data + text->offset);
+  return std::string(bytes, static_cast<size_t>(text->sizes[0]));
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -409,6 +559,11 @@ void trellis_coll_finalize() {
   MPI_Finalized(&finalized);
   if (!initializedHere || !initialized || finalized)
     return;
+  // A rank still about to run a collective meets this one here.
+  if (checkState().comm != MPI_COMM_NULL) {
+    checkAgreement("no further collective (the program ended)", "");
+    MPI_Comm_free(&checkState().comm);
+  }
   for (auto &entry : blockComms())
     if (entry.second != MPI_COMM_NULL)
       MPI_Comm_free(&entry.second);
@@ -436,6 +591,13 @@ void trellis_coll_abort_if_initialized(int code) {
   MPI_Finalized(&finalized);
   if (initialized && !finalized)
     MPI_Abort(MPI_COMM_WORLD, code);
+}
+
+void trellis_coll_enable_checks() { checkComm(); }
+
+void _mlir_ciface_trellis_coll_check(StridedMemRefType<int8_t, 1> *what,
+                                     StridedMemRefType<int8_t, 1> *where) {
+  checkAgreement(bufferText(what), bufferText(where));
 }
 
 int64_t trellis_coll_axis_index() {

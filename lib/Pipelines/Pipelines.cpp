@@ -4,6 +4,7 @@
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -23,12 +24,15 @@ static constexpr const char *kLowerToLLVM =
     // Collectives to mpi ops and runtime calls on buffers of the tensors.
     "convert-coll-to-mpi,"
     "func.func(convert-elementwise-to-linalg),"
-    "func.func(linalg-fuse-elementwise-ops),"
+    "func.func(trellis-fuse-elementwise),"
     // GEMM-shaped contractions: transposes folded into their indexing maps,
     // a zero fill of their own (docs/performance.md).
     "func.func(trellis-prepare-contractions),"
     // Tensors to buffers. Identity layouts at function boundaries give the
-    // host plain dense descriptors.
+    // host plain dense descriptors. A tensor.empty that is written and then
+    // inserted into a slice becomes that slice first, so the op writes in
+    // place (e.g. chunked attention's output rows).
+    "func.func(eliminate-empty-tensors),"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map "
     "allow-return-allocs-from-loops},"
@@ -54,17 +58,46 @@ static constexpr const char *kLowerToLLVM =
     "fix-openmpi-symbols,"
     "reconcile-unrealized-casts";
 
-LogicalResult trellis::buildLowerToLLVMPipeline(OpPassManager &pm) {
-  return parsePassPipeline(kLowerToLLVM, pm, llvm::errs());
+LogicalResult
+trellis::buildLowerToLLVMPipeline(OpPassManager &pm,
+                                  const LowerToLLVMOptions &options) {
+  std::string pipeline = kLowerToLLVM;
+  // The options go into the text of the passes they belong to.
+  StringRef nnToLinalg = "convert-nn-to-linalg,";
+  size_t at = pipeline.find(nnToLinalg.str());
+  if (at == std::string::npos) {
+    llvm::errs() << "trellis-lower-to-llvm: the pipeline lost "
+                    "convert-nn-to-linalg\n";
+    return failure();
+  }
+  pipeline.replace(at, nnToLinalg.size(),
+                   llvm::formatv("convert-nn-to-linalg{{attention-chunk={0}},",
+                                 options.attentionChunk)
+                       .str());
+  return parsePassPipeline(pipeline, pm, llvm::errs());
 }
 
+namespace {
+/// trellis-lower-to-llvm{...}: LowerToLLVMOptions as pipeline options.
+struct LowerToLLVMPipelineOptions
+    : PassPipelineOptions<LowerToLLVMPipelineOptions> {
+  Option<int64_t> attentionChunk{
+      *this, "attention-chunk",
+      llvm::cl::desc("Rows per chunk of attention over longer sequences "
+                     "(0: never chunk)"),
+      llvm::cl::init(trellis::LowerToLLVMOptions().attentionChunk)};
+};
+} // namespace
+
 void trellis::registerPipelines() {
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<LowerToLLVMPipelineOptions>(
       "trellis-lower-to-llvm",
       "Lower Trellis and upstream tensor IR to the LLVM dialect "
       "(nn → linalg, bufferize, deallocate, loops, LLVM)",
-      [](OpPassManager &pm) {
-        if (failed(buildLowerToLLVMPipeline(pm)))
+      [](OpPassManager &pm, const LowerToLLVMPipelineOptions &pipelineOptions) {
+        trellis::LowerToLLVMOptions options;
+        options.attentionChunk = pipelineOptions.attentionChunk;
+        if (failed(buildLowerToLLVMPipeline(pm, options)))
           llvm::errs() << "trellis-lower-to-llvm: a pass of the pipeline is "
                           "not registered\n";
       });

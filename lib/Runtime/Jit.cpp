@@ -16,6 +16,7 @@
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -25,6 +26,7 @@
 #include "llvm/Target/TargetMachine.h"
 
 #include <chrono>
+#include <cstdlib>
 
 using namespace trellis::runtime;
 
@@ -82,12 +84,48 @@ static void initializeOnce() {
   (void)initialized;
 }
 
+bool trellis::runtime::checkCollectivesFromEnvironment() {
+  const char *value = std::getenv("TRELLIS_CHECK_COLLECTIVES");
+  return value && *value && llvm::StringRef(value) != "0";
+}
+
+/// Turns on `check-agreement` of the pipeline's convert-coll-to-mpi. (The
+/// pipeline text stays one constant; the option is set on the built pass.)
+static llvm::Error enableAgreementChecks(mlir::OpPassManager &pm,
+                                         mlir::ModuleOp module) {
+  bool hasCollectives = false;
+  module.walk([&](mlir::Operation *op) {
+    hasCollectives |= op->getName().getDialectNamespace() == "coll";
+  });
+  if (!hasCollectives)
+    return llvm::Error::success();
+  for (mlir::Pass &pass : pm.getPasses()) {
+    if (pass.getArgument() != "convert-coll-to-mpi")
+      continue;
+    std::string message;
+    if (mlir::failed(pass.initializeOptions(
+            "check-agreement=true", [&](const llvm::Twine &error) {
+              message = error.str();
+              return mlir::failure();
+            })))
+      return makeError("cannot enable collective checks: " + message);
+    return llvm::Error::success();
+  }
+  return makeError("collective checks need convert-coll-to-mpi at the top "
+                   "level of the lowering pipeline");
+}
+
 llvm::Error trellis::runtime::lowerToLLVMDialect(mlir::ModuleOp module,
-                                                 llvm::StringRef pipeline) {
+                                                 llvm::StringRef pipeline,
+                                                 bool checkCollectives,
+                                                 const LowerToLLVMOptions &lowering) {
   initializeOnce();
   mlir::PassManager pm(module.getContext(), mlir::ModuleOp::getOperationName());
+  // The default, stated: every pass's output must verify, so that a pass
+  // producing invalid IR is reported at that pass, not as a crash later.
+  pm.enableVerifier(true);
   if (pipeline.empty()) {
-    if (mlir::failed(trellis::buildLowerToLLVMPipeline(pm)))
+    if (mlir::failed(trellis::buildLowerToLLVMPipeline(pm, lowering)))
       return makeError("the lowering pipeline names an unregistered pass");
   } else {
     std::string message;
@@ -96,6 +134,9 @@ llvm::Error trellis::runtime::lowerToLLVMDialect(mlir::ModuleOp module,
       return makeError("invalid pass pipeline '" + pipeline +
                        "': " + llvm::StringRef(message).trim());
   }
+  if (checkCollectives)
+    if (llvm::Error err = enableAgreementChecks(pm, module))
+      return err;
   if (mlir::failed(pm.run(module)))
     return makeError("lowering to the LLVM dialect failed");
   // convert-to-llvm leaves what it cannot lower without a word.
@@ -177,7 +218,11 @@ JitModule::compileEntries(mlir::ModuleOp module,
   if (options.optLevel > 3)
     return makeError("the optimization level must be 0, 1, 2 or 3");
 
-  if (llvm::Error err = lowerToLLVMDialect(module, options.pipeline))
+  bool checkCollectives =
+      options.checkCollectives || checkCollectivesFromEnvironment();
+  if (llvm::Error err =
+          lowerToLLVMDialect(module, options.pipeline, checkCollectives,
+                             options.lowering))
     return std::move(err);
   for (const Entry &entry : entries) {
     const std::string &name = entry.signature.name;
@@ -240,8 +285,13 @@ JitModule::compileEntries(mlir::ModuleOp module,
       new JitModule(std::move(entries), std::move(*engine)));
   // MPI is initialized once per process, before the first collective.
   jit->communicates = callsMpi(module);
-  if (jit->communicates)
+  if (jit->communicates) {
     trellis_coll_init();
+    // Every rank compiles: a point where all of them are, for the checks'
+    // communicator to be created.
+    if (checkCollectives)
+      trellis_coll_enable_checks();
+  }
   return jit;
 }
 

@@ -38,7 +38,16 @@ static uint32_t u32(StringRef b, size_t at) {
   return endian::read32le(b.data() + at);
 }
 
+/// Deflate expands its input at most 1032 times (a 258-byte match in two
+/// bits).
+static constexpr uint64_t kMaxDeflateRatio = 1032;
+
 static llvm::Expected<std::string> inflateRaw(StringRef data, size_t size) {
+  // A size the data cannot inflate to is corrupt, and must not make us
+  // allocate it.
+  if (size / kMaxDeflateRatio > data.size())
+    return makeError("corrupt deflated member: " + llvm::Twine(data.size()) +
+                     " bytes cannot inflate to " + llvm::Twine(size));
   std::string out(size, '\0');
   z_stream stream{};
   if (inflateInit2(&stream, -MAX_WBITS) != Z_OK)
@@ -82,7 +91,8 @@ llvm::Expected<NamedArrays> trellis::runtime::parseNpz(StringRef bytes) {
     uint32_t packed = u32(bytes, at + 20), size = u32(bytes, at + 24);
     uint16_t nameLength = u16(bytes, at + 28), extra = u16(bytes, at + 30),
              comment = u16(bytes, at + 32);
-    uint32_t local = u32(bytes, at + 42);
+    // 64-bit: `local + 30` must not wrap around for offsets near 4 GiB.
+    uint64_t local = u32(bytes, at + 42);
     if (at + 46 + nameLength > bytes.size())
       return makeError("corrupt .npz archive: name past the end");
     std::string name = bytes.substr(at + 46, nameLength).str();

@@ -16,8 +16,10 @@ namespace trellis::runtime {
 
 /// The module transformer of the JIT: LLVM's default pipeline at `optLevel`
 /// (0-3) with the loop and SLP vectorizers (and the vectorizer's
-/// interleaving) on and the loop unroller off. `targetMachine` (the host's)
-/// gives the cost models; it must outlive the function.
+/// interleaving) on and the loop unroller off. At 0 it also marks every
+/// function `optnone`, so that code generation runs at -O0 too (MLIR's
+/// ExecutionEngine ignores its code-generation level). `targetMachine` (the
+/// host's) gives the cost models; it must outlive the function.
 ///
 /// Why no unrolling: after convert-linalg-to-blas the remaining loops are
 /// elementwise and reduction nests that the vectorizer already widens and

@@ -5,6 +5,7 @@
 #include "RuntimeError.h"
 #include "trellis/ExecutionEngine/CollectivesRuntime.h"
 #include "trellis/InitAll.h"
+#include "trellis/Runtime/AllocHooks.h"
 #include "trellis/Runtime/Jit.h"
 #include "trellis/Runtime/Npy.h"
 #include "trellis/Runtime/Rank.h"
@@ -111,6 +112,8 @@ llvm::Error trellis::runtime::runTrellisRun(const RunnerOptions &options,
                                             llvm::raw_ostream &out) {
   if (options.repeat == 0)
     return makeError("--repeat must be at least 1");
+  if (llvm::Error err = setMemoryLimitFromFlagOrEnvironment(options.memoryLimit))
+    return err;
   unsigned rank = getMpiRankFromEnvironment();
 
   mlir::DialectRegistry registry;
@@ -139,6 +142,8 @@ llvm::Error trellis::runtime::runTrellisRun(const RunnerOptions &options,
   Stopwatch compileTime;
   JitOptions jitOptions;
   jitOptions.optLevel = options.optLevel;
+  jitOptions.lowering = options.lowering;
+  jitOptions.checkCollectives = options.checkCollectives;
   llvm::Expected<std::unique_ptr<JitModule>> jit =
       JitModule::compile(**module, options.entry, jitOptions);
   if (!jit)

@@ -51,6 +51,25 @@ struct CommandLine {
   cl::opt<unsigned> optLevel{"opt-level",
                              cl::desc("LLVM optimization level (0-3)"),
                              cl::init(3), cl::cat(category)};
+  cl::opt<int64_t> attentionChunk{
+      "attention-chunk",
+      cl::desc("Rows per query/key chunk of attention over longer sequences; "
+               "0 computes the whole score matrix (default 128)"),
+      cl::value_desc("rows"), cl::init(trellis::LowerToLLVMOptions().attentionChunk),
+      cl::cat(category)};
+  cl::opt<bool> checkCollectives{
+      "check-collectives",
+      cl::desc("Debug mode: before every collective, check that all ranks "
+               "run the same one (op, dtype, shape); a mismatch ends the job "
+               "with one line naming the ranks (also "
+               "TRELLIS_CHECK_COLLECTIVES=1)"),
+      cl::cat(category)};
+  cl::opt<std::string> memoryLimit{
+      "memory-limit",
+      cl::desc("Cap on the live tensor bytes of the program, e.g. 4G or "
+               "512M; exceeding it ends the run with a clear error (default: "
+               "TRELLIS_MEMORY_LIMIT, else the memory available)"),
+      cl::value_desc("size"), cl::cat(category)};
 };
 } // namespace
 
@@ -75,6 +94,9 @@ int main(int argc, char **argv) {
   options.repeat = commandLine.repeat;
   options.printStats = commandLine.stats;
   options.optLevel = commandLine.optLevel;
+  options.lowering.attentionChunk = commandLine.attentionChunk;
+  options.checkCollectives = commandLine.checkCollectives;
+  options.memoryLimit = commandLine.memoryLimit;
 
   return trellis::runtime::finishTool(
       "trellis-run", trellis::runtime::runTrellisRun(options, llvm::outs()));

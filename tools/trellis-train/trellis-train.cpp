@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "trellis/Runtime/AllocHooks.h"
 #include "trellis/Runtime/Runner.h"
 #include "trellis/Train/Trainer.h"
 
@@ -12,6 +13,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
 
 namespace cl = llvm::cl;
 
@@ -56,6 +58,19 @@ int main(int argc, char **argv) {
   cl::opt<unsigned> optLevel("opt-level",
                              cl::desc("LLVM optimization level (0-3)"),
                              cl::init(3), cl::cat(category));
+  cl::opt<bool> checkCollectives(
+      "check-collectives",
+      cl::desc("Debug mode: before every collective, check that all ranks "
+               "run the same one (op, dtype, shape); a mismatch ends the job "
+               "with one line naming the ranks (same as "
+               "TRELLIS_CHECK_COLLECTIVES=1)"),
+      cl::cat(category));
+  cl::opt<std::string> memoryLimit(
+      "memory-limit",
+      cl::desc("Cap on the live tensor bytes of the model, e.g. 4G or 512M; "
+               "exceeding it ends the run with a clear error (default: "
+               "TRELLIS_MEMORY_LIMIT, else the memory available)"),
+      cl::value_desc("size"), cl::cat(category));
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv,
                               "Trellis training driver: trains @train_step of "
@@ -74,6 +89,12 @@ int main(int argc, char **argv) {
   options.evalEvery = evalEvery;
   options.logEvery = logEvery;
   options.optLevel = optLevel;
+  // The driver compiles with default JitOptions, which read the variable.
+  if (checkCollectives)
+    setenv("TRELLIS_CHECK_COLLECTIVES", "1", /*overwrite=*/1);
+  if (llvm::Error err =
+          trellis::runtime::setMemoryLimitFromFlagOrEnvironment(memoryLimit))
+    return trellis::runtime::finishTool("trellis-train", std::move(err));
   return trellis::runtime::finishTool(
       "trellis-train", trellis::train::runTrellisTrain(options, llvm::outs()));
 }

@@ -39,6 +39,23 @@ void trellis_coll_finalize();
 /// reported an error themselves.
 void trellis_coll_abort_if_initialized(int code);
 
+/// Turns on the agreement checks of `convert-coll-to-mpi{check-agreement}`
+/// for this process: creates the checks' own communicator now (a collective
+/// on MPI_COMM_WORLD, so call it where all ranks are, e.g. right after
+/// compiling), and makes trellis_coll_finalize check that no rank is still
+/// about to run a collective. Initializes MPI if needed. Idempotent.
+void trellis_coll_enable_checks();
+
+/// The check `convert-coll-to-mpi{check-agreement}` emits before every
+/// collective: `what` describes the collective (`coll.psum f32[4x8]`, not
+/// NUL-terminated), `where` its source location. All ranks exchange a
+/// fixed-size fingerprint of both (MPI_Allgather on a duplicate of
+/// MPI_COMM_WORLD that no other traffic uses); if their `what`s differ, the
+/// lowest rank prints one line naming every rank's collective and the job
+/// ends (MPI_Abort, exit code 1).
+void _mlir_ciface_trellis_coll_check(StridedMemRefType<int8_t, 1> *what,
+                                     StridedMemRefType<int8_t, 1> *where);
+
 /// This process's rank in MPI_COMM_WORLD and the number of ranks
 /// (initializing MPI if needed).
 int64_t trellis_coll_axis_index();

@@ -5,11 +5,20 @@
 
 #include "llvm/Support/LogicalResult.h"
 
+#include <cstdint>
+
 namespace mlir {
 class OpPassManager;
 } // namespace mlir
 
 namespace trellis {
+
+/// The choices the lowering leaves to its user.
+struct LowerToLLVMOptions {
+  /// Rows per chunk of the attention lowering (convert-nn-to-linalg's
+  /// `attention-chunk`); 0 lowers attention whole.
+  int64_t attentionChunk = 128;
+};
 
 /// Appends to `pm` (anchored on builtin.module) the lowering from Trellis and
 /// upstream tensor-level IR to the LLVM dialect: nn → linalg, bufferization
@@ -18,7 +27,9 @@ namespace trellis {
 /// (trellis-run's runtime) provides to count live tensor bytes. Fails (with
 /// a message on stderr) if a pass of the pipeline is not registered: call
 /// trellis::registerAllPasses() first.
-llvm::LogicalResult buildLowerToLLVMPipeline(mlir::OpPassManager &pm);
+llvm::LogicalResult
+buildLowerToLLVMPipeline(mlir::OpPassManager &pm,
+                         const LowerToLLVMOptions &options = {});
 
 /// Registers `trellis-lower-to-llvm` with the pass registry.
 void registerPipelines();

@@ -10,6 +10,7 @@
 #ifndef TRELLIS_RUNTIME_JIT_H
 #define TRELLIS_RUNTIME_JIT_H
 
+#include "trellis/Pipelines/Pipelines.h"
 #include "trellis/Runtime/HostArray.h"
 #include "trellis/Runtime/Signature.h"
 
@@ -38,7 +39,18 @@ struct JitOptions {
   /// Shared libraries to load besides the MLIR C runner utils (and the MPI
   /// library, which is added when the program calls MPI).
   llvm::SmallVector<std::string> sharedLibPaths;
+  /// Options of the Trellis lowering (ignored with a custom `pipeline`).
+  LowerToLLVMOptions lowering;
+  /// Check before every collective that all ranks are about to run the same
+  /// one (`convert-coll-to-mpi{check-agreement}`, see
+  /// docs/reliability-failures.md). Also on when the environment variable
+  /// TRELLIS_CHECK_COLLECTIVES is set to anything but "" or "0".
+  bool checkCollectives = false;
 };
+
+/// Returns true if TRELLIS_CHECK_COLLECTIVES asks for collective agreement
+/// checks (set, and neither empty nor "0").
+bool checkCollectivesFromEnvironment();
 
 /// Measurements of one call.
 struct CallStats {
@@ -52,7 +64,14 @@ struct CallStats {
 /// Lowers `module` in place to the LLVM dialect with `pipeline` (pass-
 /// pipeline text anchored on builtin.module; empty for the Trellis
 /// lowering) and checks that nothing was left outside the LLVM dialect.
-llvm::Error lowerToLLVMDialect(mlir::ModuleOp module, llvm::StringRef pipeline);
+/// The pass manager verifies the IR after every pass. With
+/// `checkCollectives`, the pipeline's convert-coll-to-mpi runs with
+/// `check-agreement` (an error if the module has coll ops and the pipeline
+/// no top-level convert-coll-to-mpi).
+/// `lowering` configures the Trellis lowering (when `pipeline` is empty).
+llvm::Error lowerToLLVMDialect(mlir::ModuleOp module, llvm::StringRef pipeline,
+                               bool checkCollectives = false,
+                               const LowerToLLVMOptions &lowering = {});
 
 /// Appends the shared libraries that the lowered `module` calls into and the
 /// JIT loads: the MLIR C runner utils, MPI if it communicates, the GEMM

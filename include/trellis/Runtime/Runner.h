@@ -9,6 +9,8 @@
 #ifndef TRELLIS_RUNTIME_RUNNER_H
 #define TRELLIS_RUNTIME_RUNNER_H
 
+#include "trellis/Pipelines/Pipelines.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -41,6 +43,13 @@ struct RunnerOptions {
   bool printStats = false;
   /// LLVM optimization level of the JIT.
   unsigned optLevel = 3;
+  /// Options of the lowering (`--attention-chunk`).
+  LowerToLLVMOptions lowering;
+  /// Check before every collective that all ranks agree on it (JitOptions).
+  bool checkCollectives = false;
+  /// Cap on live tensor bytes (`--memory-limit`, e.g. "4G"); empty: the
+  /// TRELLIS_MEMORY_LIMIT environment variable, else none.
+  std::string memoryLimit;
 };
 
 /// Parses and verifies the module in `filename` ("-" for stdin). MLIR's

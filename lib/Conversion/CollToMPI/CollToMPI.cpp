@@ -10,6 +10,11 @@
 // (allreduce on MPI_COMM_WORLD, comm_rank); the rest call the Trellis
 // collectives runtime (include/trellis/ExecutionEngine/CollectivesRuntime.h).
 //
+// With `check-agreement`, each communicating collective is preceded by a call
+// to `trellis_coll_check` with a description of the collective and its
+// location, both built here at compile time: every rank compiles the same
+// module, so the descriptions differ only where ranks take different paths.
+//
 //===----------------------------------------------------------------------===//
 
 #include "trellis/Conversion/CollToMPI/CollToMPI.h"
@@ -29,6 +34,8 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace trellis {
 #define GEN_PASS_DEF_CONVERTCOLLTOMPI
@@ -153,13 +160,94 @@ Value i64Constant(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIntOp::create(b, loc, b.getI64Type(), value);
 }
 
+/// A 1-D i8 buffer (memref<?xi8>) holding the bytes of `text`, read only.
+Value textBuffer(OpBuilder &b, Location loc, StringRef text) {
+  SmallVector<int8_t> bytes(text.begin(), text.end());
+  auto type = RankedTensorType::get({static_cast<int64_t>(bytes.size())},
+                                    b.getI8Type());
+  Value tensor = arith::ConstantOp::create(
+      b, loc, DenseIntElementsAttr::get(type, ArrayRef<int8_t>(bytes)));
+  return dynamic(b, loc, readBuffer(b, loc, tensor).buffer);
+}
+
+//===----------------------------------------------------------------------===//
+// Agreement checks (check-agreement)
+//===----------------------------------------------------------------------===//
+
+/// `f32[4x8]`; `f32[]` for a scalar.
+void printTensor(llvm::raw_ostream &os, RankedTensorType type) {
+  os << type.getElementType() << '[';
+  llvm::interleave(type.getShape(), os, "x");
+  os << ']';
+}
+
+/// `[[0,1],[2,3]]` for a 2-D groups or pairs attribute.
+void printRows(llvm::raw_ostream &os, DenseIntElementsAttr rows) {
+  int64_t width = cast<ShapedType>(rows.getType()).getDimSize(1);
+  SmallVector<int64_t> values(rows.getValues<int64_t>());
+  os << '[';
+  for (int64_t i = 0, e = values.size(); i < e; i += width) {
+    os << (i ? ",[" : "[");
+    llvm::interleave(ArrayRef<int64_t>(values).slice(i, width), os, ",");
+    os << ']';
+  }
+  os << ']';
+}
+
+/// What all ranks must agree on about a collective: the op, its operand's
+/// dtype and shape, and whatever else changes the communication (the result
+/// of all_gather, groups, pairs), e.g. `coll.psum f32[4x8] groups=[[0,1]]`.
+std::string describeCollective(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << op->getName() << ' ';
+  printTensor(os, cast<RankedTensorType>(op->getOperand(0).getType()));
+  if (auto gather = dyn_cast<AllGatherOp>(op)) {
+    os << " -> ";
+    printTensor(os, gather.getResult().getType());
+    os << " dim=" << gather.getDim();
+  }
+  if (auto groups = op->getAttrOfType<DenseIntElementsAttr>("groups")) {
+    os << " groups=";
+    printRows(os, groups);
+  }
+  if (auto pairs = op->getAttrOfType<DenseIntElementsAttr>("pairs")) {
+    os << " pairs=";
+    printRows(os, pairs);
+  }
+  return text;
+}
+
+/// `model.mlir:5:8`: the first file location in `loc` (inlined code carries
+/// call-site locations), the file name without its directories.
+std::string describeLocation(Location loc) {
+  std::string text = "unknown location";
+  loc->walk([&](Location nested) {
+    auto file = dyn_cast<FileLineColLoc>(nested);
+    if (!file)
+      return WalkResult::advance();
+    text = (llvm::sys::path::filename(file.getFilename().getValue()) + ":" +
+            Twine(file.getLine()) + ":" + Twine(file.getColumn()))
+               .str();
+    return WalkResult::interrupt();
+  });
+  return text;
+}
+
+/// True for the collectives that communicate (not axis_size, axis_index).
+bool communicates(Operation *op) {
+  return isa<PsumOp, PmeanOp, PpermuteOp, AllGatherOp, AdasumOp>(op);
+}
+
 //===----------------------------------------------------------------------===//
 // The lowering of each op
 //===----------------------------------------------------------------------===//
 
 class Lowering {
 public:
-  Lowering(ModuleOp module) : module(module), b(module.getContext()) {}
+  Lowering(ModuleOp module, bool checkAgreement)
+      : module(module), b(module.getContext()),
+        checkAgreement(checkAgreement) {}
 
   LogicalResult lower(Operation *op) {
     b.setInsertionPoint(op);
@@ -168,6 +256,8 @@ public:
       return op->emitOpError("uses the axis '")
              << axis.getValue() << "', but only '" << kBatchAxis
              << "' (all ranks) is defined";
+    if (checkAgreement && communicates(op))
+      emitAgreementCheck(op);
     Value result =
         llvm::TypeSwitch<Operation *, Value>(op)
             .Case([&](PsumOp op) {
@@ -188,6 +278,16 @@ public:
   }
 
 private:
+  /// trellis_coll_check(what, where): the first thing every rank does for
+  /// the collective, so that all ranks meet in the runtime's check whatever
+  /// collective each is about to run.
+  void emitAgreementCheck(Operation *op) {
+    Location loc = op->getLoc();
+    callRuntime(b, loc, module, "trellis_coll_check",
+                {textBuffer(b, loc, describeCollective(op)),
+                 textBuffer(b, loc, describeLocation(loc))});
+  }
+
   Value psum(Location loc, Value x,
              std::optional<DenseIntElementsAttr> groups) {
     auto type = cast<RankedTensorType>(x.getType());
@@ -319,10 +419,13 @@ private:
 
   ModuleOp module;
   OpBuilder b;
+  bool checkAgreement;
 };
 
 struct ConvertCollToMPIPass
     : public trellis::impl::ConvertCollToMPIBase<ConvertCollToMPIPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<Operation *> ops;
@@ -332,7 +435,7 @@ struct ConvertCollToMPIPass
     });
     if (ops.empty())
       return;
-    Lowering lowering(module);
+    Lowering lowering(module, checkAgreement);
     for (Operation *op : ops)
       if (failed(lowering.lower(op)))
         return signalPassFailure();

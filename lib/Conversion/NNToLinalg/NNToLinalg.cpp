@@ -11,6 +11,8 @@
 
 #include "trellis/Conversion/NNToLinalg/NNToLinalg.h"
 
+#include "Attention.h"
+
 #include "trellis/Dialect/NN/IR/NN.h"
 #include "trellis/Utils/StructuredBuilders.h"
 
@@ -18,6 +20,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -309,21 +312,38 @@ struct EmbeddingLowering : OpConversionPattern<EmbeddingOp> {
   }
 };
 
+/// Attention and its VJP, whole or in chunks (Attention.cpp).
 struct AttentionLowering : OpConversionPattern<AttentionOp> {
-  using OpConversionPattern::OpConversionPattern;
+  AttentionLowering(MLIRContext *ctx, int64_t chunk)
+      : OpConversionPattern(ctx), chunk(chunk) {}
   LogicalResult
   matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    int64_t heads = op.getNumHeads();
-    Value q = splitHeads(rewriter, loc, adaptor.getQ(), heads);
-    Value k = splitHeads(rewriter, loc, adaptor.getK(), heads);
-    Value v = splitHeads(rewriter, loc, adaptor.getV(), heads);
-    Value probs = buildAttentionProbs(rewriter, loc, q, k, op.getCausal());
-    Value out = contractKeys(rewriter, loc, probs, v);
-    rewriter.replaceOp(op, mergeHeads(rewriter, loc, out));
+    AttentionLoweringOptions how{static_cast<int64_t>(op.getNumHeads()),
+                                 op.getCausal(), chunk};
+    rewriter.replaceOp(op, buildAttention(rewriter, op.getLoc(), how,
+                                          adaptor.getQ(), adaptor.getK(),
+                                          adaptor.getV()));
     return success();
   }
+  int64_t chunk;
+};
+
+struct AttentionGradLowering : OpConversionPattern<AttentionGradOp> {
+  AttentionGradLowering(MLIRContext *ctx, int64_t chunk)
+      : OpConversionPattern(ctx), chunk(chunk) {}
+  LogicalResult
+  matchAndRewrite(AttentionGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    AttentionLoweringOptions how{static_cast<int64_t>(op.getNumHeads()),
+                                 op.getCausal(), chunk};
+    std::array<Value, 3> grads = buildAttentionGrad(
+        rewriter, op.getLoc(), how, adaptor.getQ(), adaptor.getK(),
+        adaptor.getV(), adaptor.getOut(), adaptor.getDOut());
+    rewriter.replaceOp(op, grads);
+    return success();
+  }
+  int64_t chunk;
 };
 
 struct DropoutLowering : OpConversionPattern<DropoutOp> {
@@ -450,13 +470,20 @@ struct ReversibleSerialLowering : OpConversionPattern<ReversibleSerialOp> {
 
 struct ConvertNNToLinalgPass
     : trellis::impl::ConvertNNToLinalgBase<ConvertNNToLinalgPass> {
+  using ConvertNNToLinalgBase::ConvertNNToLinalgBase;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
     target.addIllegalDialect<NNDialect>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    if (attentionChunk < 0) {
+      getOperation()->emitError("convert-nn-to-linalg: attention-chunk must "
+                                "be ≥ 0, got ")
+          << static_cast<int64_t>(attentionChunk);
+      return signalPassFailure();
+    }
     RewritePatternSet patterns(ctx);
-    populateNNToLinalgPatterns(patterns);
+    populateNNToLinalgPatterns(patterns, attentionChunk);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();
@@ -465,12 +492,15 @@ struct ConvertNNToLinalgPass
 
 } // namespace
 
-void trellis::populateNNToLinalgPatterns(RewritePatternSet &patterns) {
+void trellis::populateNNToLinalgPatterns(RewritePatternSet &patterns,
+                                         int64_t attentionChunk) {
   patterns.add<DenseLowering, UnaryLowering<ReluOp>, UnaryLowering<TanhOp>,
                UnaryLowering<GeluOp>, SoftmaxLowering<SoftmaxOp, false>,
                SoftmaxLowering<LogSoftmaxOp, true>, LayerNormLowering,
                CrossEntropyLowering, MeanLowering, EmbeddingLowering,
-               AttentionLowering, DropoutLowering,
+               DropoutLowering,
                ReversibleHalfResidualLowering, ReversibleSwapLowering,
                ReversibleSerialLowering>(patterns.getContext());
+  patterns.add<AttentionLowering, AttentionGradLowering>(patterns.getContext(),
+                                                         attentionChunk);
 }

@@ -226,12 +226,16 @@ class _Check:
 class GradCheck(Checker):
     """Collects gradient checks and calls, runs them in one trellis-run."""
 
-    def __init__(self, model, workdir, seed=0, opt_level=None):
+    def __init__(self, model, workdir, seed=0, opt_level=None,
+                 run_args=()):
+        """`run_args`: extra trellis-run arguments (e.g. a lowering
+        option such as `--attention-chunk=4`)."""
         super().__init__(np.float64)
         self.model = model
         self.workdir = workdir
         self.rng = np.random.default_rng(seed)
         self.opt_level = opt_level
+        self.run_args = list(run_args)
         with open(model) as f:
             self.text = f.read()
         self.checks = []
@@ -458,6 +462,7 @@ class GradCheck(Checker):
                f"--output-dir={out}"]
         if self.opt_level is not None:
             cmd.append(f"--opt-level={self.opt_level}")
+        cmd += self.run_args
         for j, a in enumerate(inputs):
             p = os.path.join(d, f"in{j}.npy")
             np.save(p, np.array(a, order="C"))

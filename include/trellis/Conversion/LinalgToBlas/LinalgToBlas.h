@@ -16,6 +16,7 @@ namespace trellis {
 
 #define GEN_PASS_DECL_CONVERTLINALGTOBLAS
 #define GEN_PASS_DECL_TRELLISPREPARECONTRACTIONS
+#define GEN_PASS_DECL_TRELLISFUSEELEMENTWISE
 #include "trellis/Conversion/Passes.h.inc"
 
 /// Loop positions of a GEMM-shaped contraction

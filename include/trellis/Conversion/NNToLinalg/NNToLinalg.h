@@ -14,8 +14,15 @@ namespace trellis {
 #define GEN_PASS_DECL_CONVERTNNTOLINALG
 #include "trellis/Conversion/Passes.h.inc"
 
+/// The default rows per chunk of the attention lowering (docs/attention.md).
+inline constexpr int64_t kDefaultAttentionChunk = 128;
+
 /// Adds the patterns that lower every nn op to linalg/tensor/arith/math.
-void populateNNToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// Attention over sequences longer than `attentionChunk` is lowered in
+/// chunks of that many rows; 0 lowers it whole.
+void populateNNToLinalgPatterns(
+    mlir::RewritePatternSet &patterns,
+    int64_t attentionChunk = kDefaultAttentionChunk);
 
 } // namespace trellis
 

@@ -23,6 +23,23 @@ bool isFloatValue(Value v) {
   return isa<FloatType>(getElementTypeOrSelf(v.getType()));
 }
 
+/// The cotangent `d` of `operand`, in the operand's element type: a
+/// mixed-precision contraction (f16 inputs, f32 accumulator) computes its
+/// adjoints in the accumulator's type. Null for a non-float operand, which
+/// gets no cotangent.
+Value cotangentFor(OpBuilder &b, Location loc, Value operand, Value d) {
+  if (!isFloatValue(operand))
+    return Value();
+  auto from = cast<FloatType>(getElementTypeOrSelf(d.getType()));
+  auto to = cast<FloatType>(getElementTypeOrSelf(operand.getType()));
+  if (from == to)
+    return d;
+  Type type = cast<RankedTensorType>(d.getType()).clone(to);
+  if (to.getWidth() < from.getWidth())
+    return arith::TruncFOp::create(b, loc, type, d);
+  return arith::ExtFOp::create(b, loc, type, d);
+}
+
 //===----------------------------------------------------------------------===//
 // tensor
 //===----------------------------------------------------------------------===//
@@ -135,8 +152,17 @@ LogicalResult rule(linalg::MatmulOp op, OpBuilder &b, ReverseContext &,
   // C' = C + A·B:  dA = dC·Bᵀ, dB = Aᵀ·dC, dC passes through.
   Location loc = op.getLoc();
   Value a = op.getInputs()[0], bm = op.getInputs()[1], dc = dres[0];
-  d[0] = matmul(b, loc, dc, transpose2D(b, loc, bm));
-  d[1] = matmul(b, loc, transpose2D(b, loc, a), dc);
+  // A product takes its left factor's element type: with an integer A,
+  // dB is computed as (dCᵀ·A)ᵀ so that it is a float.
+  if (isFloatValue(a))
+    d[0] = cotangentFor(b, loc, a, matmul(b, loc, dc, transpose2D(b, loc, bm)));
+  if (isFloatValue(bm))
+    d[1] = cotangentFor(
+        b, loc, bm,
+        isFloatValue(a)
+            ? matmul(b, loc, transpose2D(b, loc, a), dc)
+            : transpose2D(b, loc,
+                          matmul(b, loc, transpose2D(b, loc, dc), a)));
   d[2] = dc;
   return success();
 }
@@ -172,8 +198,16 @@ LogicalResult rule(linalg::BatchMatmulOp op, OpBuilder &b, ReverseContext &,
                           "differentiated yet");
   Location loc = op.getLoc();
   Value a = op.getInputs()[0], bm = op.getInputs()[1], dc = dres[0];
-  d[0] = batchMatmul(b, loc, dc, transposeLast2(b, loc, bm));
-  d[1] = batchMatmul(b, loc, transposeLast2(b, loc, a), dc);
+  if (isFloatValue(a))
+    d[0] = cotangentFor(b, loc, a,
+                        batchMatmul(b, loc, dc, transposeLast2(b, loc, bm)));
+  if (isFloatValue(bm))
+    d[1] = cotangentFor(
+        b, loc, bm,
+        isFloatValue(a)
+            ? batchMatmul(b, loc, transposeLast2(b, loc, a), dc)
+            : transposeLast2(
+                  b, loc, batchMatmul(b, loc, transposeLast2(b, loc, dc), a)));
   d[2] = dc;
   return success();
 }

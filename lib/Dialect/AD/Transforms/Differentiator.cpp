@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Transforms/InliningUtils.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -117,6 +118,11 @@ FailureOr<SmallVector<Value>> ReverseSweep::recomputeAndReverse(
   for (Value v : captured) {
     if (mapping.contains(v))
       continue;
+    // Integer and index constants (loop bounds, say) are read as they are:
+    // they carry no cotangent, and rules need to see them as constants (the
+    // scf.for rule takes its trip count from them).
+    if (!isDifferentiable(v) && matchPattern(v, m_Constant()))
+      continue;
     Value barrier = BarrierOp::create(b, v.getLoc(), v.getType(), v);
     mapping.map(v, barrier);
     capturedBarriers.emplace_back(v, barrier);
@@ -208,6 +214,47 @@ static LogicalResult inlineCalls(func::FuncOp fn) {
                         "cannot differentiate");
 }
 
+/// True for a float tensor whose shape is not fully known: the rules build
+/// their temporaries (zeros, broadcasts, transposes) from static shapes.
+static bool isDynamicFloatTensor(Type type) {
+  auto tensor = dyn_cast<TensorType>(type);
+  return tensor && isa<FloatType>(tensor.getElementType()) &&
+         !tensor.hasStaticShape();
+}
+
+/// Reports the first float tensor of `fn` (argument or op result) with a
+/// dynamic or unranked shape: differentiation is defined for static shapes
+/// only (SPEC.md: "static shapes first").
+static LogicalResult checkStaticShapes(func::FuncOp fn) {
+  for (auto [i, type] : llvm::enumerate(fn.getArgumentTypes()))
+    if (isDynamicFloatTensor(type))
+      return fn.emitOpError("cannot be differentiated: argument #")
+             << i << " has the type " << type
+             << "; only statically shaped tensors are supported";
+  WalkResult result = fn.walk([](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (isDynamicFloatTensor(arg.getType()) &&
+              !isa<func::FuncOp>(op)) {
+            op->emitOpError("cannot be differentiated: a region argument has "
+                            "the type ")
+                << arg.getType()
+                << "; only statically shaped tensors are supported";
+            return WalkResult::interrupt();
+          }
+    for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+      if (isDynamicFloatTensor(type)) {
+        op->emitOpError("cannot be differentiated: result #")
+            << i << " has the type " << type
+            << "; only statically shaped tensors are supported";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 FailureOr<func::FuncOp>
 trellis::ad::buildDerivativeFunction(func::FuncOp callee, DerivativeKind kind,
                                      ArrayRef<int64_t> argnums,
@@ -260,6 +307,8 @@ trellis::ad::buildDerivativeFunction(func::FuncOp callee, DerivativeKind kind,
   if (kind == DerivativeKind::VJP)
     entry.addArguments(outputs, cotangentLocs);
   if (inlineCallees && failed(inlineCalls(fn)))
+    return fail();
+  if (failed(checkStaticShapes(callee)) || failed(checkStaticShapes(fn)))
     return fail();
 
   auto ret = cast<func::ReturnOp>(entry.getTerminator());

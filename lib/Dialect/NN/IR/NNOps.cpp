@@ -152,33 +152,54 @@ LogicalResult EmbeddingOp::verify() {
   return verifySameElementType(*this, {getTable(), getResult()});
 }
 
-LogicalResult AttentionOp::verify() {
-  auto q = getQ().getType(), k = getK().getType(), v = getV().getType();
+/// The operand constraints nn.attention and nn.attention_grad share.
+template <typename OpTy>
+static LogicalResult verifyAttentionOperands(OpTy op) {
+  auto q = op.getQ().getType(), k = op.getK().getType(),
+       v = op.getV().getType();
   for (auto [name, t] : {std::pair<StringRef, RankedTensorType>{"q", q},
                          {"k", k},
                          {"v", v}})
     if (t.getRank() != 3)
-      return emitOpError() << "expects " << name
-                           << " of rank 3 (BxLxD), got rank " << t.getRank();
+      return op.emitOpError() << "expects " << name
+                              << " of rank 3 (BxLxD), got rank " << t.getRank();
   if (k.getShape() != v.getShape())
-    return emitOpError("expects k and v of one shape, got ")
+    return op.emitOpError("expects k and v of one shape, got ")
            << shapeString(k.getShape()) << " and " << shapeString(v.getShape());
   if (q.getDimSize(0) != k.getDimSize(0) || q.getDimSize(2) != k.getDimSize(2))
-    return emitOpError("expects q and k to agree in batch and feature "
-                       "dimensions, got ")
+    return op.emitOpError("expects q and k to agree in batch and feature "
+                          "dimensions, got ")
            << shapeString(q.getShape()) << " and " << shapeString(k.getShape());
-  if (getCausal() && q.getDimSize(1) != k.getDimSize(1))
-    return emitOpError("expects as many queries as keys when causal, got ")
+  if (op.getCausal() && q.getDimSize(1) != k.getDimSize(1))
+    return op.emitOpError("expects as many queries as keys when causal, got ")
            << q.getDimSize(1) << " and " << k.getDimSize(1);
-  int64_t heads = getNumHeads(), d = q.getDimSize(2);
+  int64_t heads = op.getNumHeads(), d = q.getDimSize(2);
   if (heads < 1)
-    return emitOpError("expects num_heads ≥ 1, got ") << heads;
+    return op.emitOpError("expects num_heads ≥ 1, got ") << heads;
   if (d % heads != 0)
-    return emitOpError("expects num_heads (")
+    return op.emitOpError("expects num_heads (")
            << heads << ") to divide the feature dimension (" << d << ")";
-  if (getResult().getType() != q)
+  return verifySameElementType(op, {op.getQ(), op.getK(), op.getV()});
+}
+
+LogicalResult AttentionOp::verify() {
+  if (failed(verifyAttentionOperands(*this)))
+    return failure();
+  if (getResult().getType() != getQ().getType())
     return emitOpError("expects the result type to equal q's type");
-  return verifySameElementType(*this, {getQ(), getK(), getV()});
+  return success();
+}
+
+LogicalResult AttentionGradOp::verify() {
+  if (failed(verifyAttentionOperands(*this)))
+    return failure();
+  Type q = getQ().getType(), k = getK().getType();
+  if (getOut().getType() != q || getDOut().getType() != q)
+    return emitOpError("expects out and d_out of q's type");
+  if (getDq().getType() != q || getDk().getType() != k ||
+      getDv().getType() != getV().getType())
+    return emitOpError("expects dq, dk, dv of the types of q, k, v");
+  return success();
 }
 
 LogicalResult DropoutOp::verify() {

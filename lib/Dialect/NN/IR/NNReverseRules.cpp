@@ -357,33 +357,14 @@ LogicalResult EmbeddingOp::buildReverse(OpBuilder &b, ReverseContext &,
 
 LogicalResult AttentionOp::buildReverse(OpBuilder &b, ReverseContext &,
                                         ValueRange dres, ValueVec &d) {
-  // Recompute the probabilities P, then
-  //   dV = Pᵀ·dO, dP = dO·Vᵀ, dS = P ⊙ (dP − Σ_j dP ⊙ P) / √Dh,
-  //   dQ = dS·K, dK = dSᵀ·Q   (per batch and head).
-  Location loc = getLoc();
-  MLIRContext *ctx = b.getContext();
-  int64_t heads = getNumHeads();
-  Value q = splitHeads(b, loc, getQ(), heads);
-  Value k = splitHeads(b, loc, getK(), heads);
-  Value v = splitHeads(b, loc, getV(), heads);
-  Value dO = splitHeads(b, loc, dres[0], heads);
-  Value p = buildAttentionProbs(b, loc, q, k, getCausal());
-  Value dV = contractQueries(b, loc, p, dO);
-  Value dP = contractFeatures(b, loc, dO, v);
-  Value rowDot = rowSumOfProduct(b, loc, {dP, p});
-  double scale = 1.0 / std::sqrt(static_cast<double>(
-                           cast<RankedTensorType>(q.getType()).getDimSize(3)));
-  auto pType = cast<RankedTensorType>(p.getType());
-  Value dS = buildMap(
-      b, loc, pType, {p, dP, rowDot},
-      {identity(ctx, 4), identity(ctx, 4), dropLast(ctx, 4)},
-      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        Value g = mulF(nb, l, a[0], subF(nb, l, a[1], a[2]));
-        return mulF(nb, l, g, cst(nb, l, g, scale));
-      });
-  Value dQ = contractKeys(b, loc, dS, k);
-  Value dK = contractQueries(b, loc, dS, q);
-  d.assign({mergeHeads(b, loc, dQ), mergeHeads(b, loc, dK), mergeHeads(b, loc, dV)});
+  // One op for the whole VJP, so that its lowering can recompute the
+  // probabilities chunk by chunk instead of holding them (NNToLinalg).
+  auto grad = AttentionGradOp::create(
+      b, getLoc(), TypeRange{getQ().getType(), getK().getType(),
+                             getV().getType()},
+      getQ(), getK(), getV(), getResult(), dres[0], getNumHeadsAttr(),
+      getCausalAttr());
+  d.assign(grad->result_begin(), grad->result_end());
   return success();
 }
 
