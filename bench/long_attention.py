@@ -13,7 +13,11 @@ sequence length it runs the same module with `--attention-chunk=CHUNK` and
 with `--attention-chunk=0` (the whole L×L score matrix), alternately in one
 script, and prints peak_tensor_bytes, the median step time, the growth of
 the peak per doubling of L (linear memory: ×2; quadratic: ×4) and the time
-ratio chunked/whole. Not a test: the figures depend on the machine.
+ratio chunked/whole. It also compares the two variants' loss and gradients
+(the largest norm-relative difference over the 65 results, norms floored
+at 1e-3 of the largest): the chunked
+step must compute what the whole one does. Not a test: the timings depend
+on the machine.
 
 usage: bench/long_attention.py [--lengths 512,1024,2048,4096] [--chunk 128]
                                [--repeat 3] [--rounds 1] [--build build]
@@ -125,6 +129,18 @@ func.func @step({sig}, %x1: {x}, %x2: {x}, %c: {x}) -> (tensor<f32>, {types}) {{
 """
 
 
+def max_norm_relative_difference(dir_a, dir_b, count):
+    """max over results i of ‖a_i − b_i‖ / max(‖b_i‖, 1e-3·max_j ‖b_j‖).
+    The floor is for the key biases' gradients, which are zero up to
+    rounding (softmax ignores a shift of a whole row of scores)."""
+    pairs = [(np.load(f"{dir_a}/result{i}.npy").astype(np.float64),
+              np.load(f"{dir_b}/result{i}.npy").astype(np.float64))
+             for i in range(count)]
+    floor = 1e-3 * max(np.linalg.norm(b) for _, b in pairs)
+    return max(np.linalg.norm(a - b) / max(np.linalg.norm(b), floor)
+               for a, b in pairs)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--lengths", default="512,1024,2048,4096")
@@ -138,7 +154,7 @@ def main():
     run = os.path.join(a.build, "bin", "trellis-run")
     work = tempfile.mkdtemp(prefix="long_attention.")
     variants = {"chunked": a.chunk, "whole": 0}
-    results = {}
+    results, diffs = {}, {}
     try:
         for length in [int(s) for s in a.lengths.split(",")]:
             model = f"{work}/stack{length}.mlir"
@@ -162,13 +178,16 @@ def main():
                 inputs.append(f"--input={path}")
             for _ in range(a.rounds):
                 for variant, chunk in variants.items():
+                    out = f"{work}/out_{variant}"
                     cmd = [run, model, "--entry=step", "--stats", f"--repeat={a.repeat}",
-                           f"--attention-chunk={chunk}", f"--output-dir={work}/out"] + inputs
+                           f"--attention-chunk={chunk}", f"--output-dir={out}"] + inputs
                     r = subprocess.run(cmd, capture_output=True, text=True)
                     if r.returncode != 0:
                         raise SystemExit(f"{variant} L={length}: {r.stderr.strip()}")
                     stats = json.loads([l for l in r.stdout.splitlines() if l.startswith("{")][-1])
                     results.setdefault((variant, length), []).append(stats)
+            diffs[length] = max_norm_relative_difference(
+                f"{work}/out_chunked", f"{work}/out_whole", 1 + len(params_of(a.depth)))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -179,7 +198,8 @@ def main():
     print(f"Reversible Transformer stack: batch 1, d={D}, {HEADS} heads, depth {a.depth}, "
           f"causal; chunk {a.chunk} vs whole (medians of {a.repeat} steps x {a.rounds} rounds)")
     print(f"{'L':>5} {'peak MiB chunked':>17} {'x/prev':>7} {'peak MiB whole':>15} {'x/prev':>7}"
-          f" {'step ms chunked':>16} {'step ms whole':>14} {'time c/w':>9} {'compile ms c/w':>15}")
+          f" {'step ms chunked':>16} {'step ms whole':>14} {'time c/w':>9} {'compile ms c/w':>15}"
+          f" {'grad diff':>10}")
     prev = {}
     for length in lengths:
         row = []
@@ -191,7 +211,8 @@ def main():
         tc, tw = med("chunked", length, "run_ms"), med("whole", length, "run_ms")
         cc, cw = med("chunked", length, "compile_ms"), med("whole", length, "compile_ms")
         print(f"{length:>5} {row[0][0]:>17.1f} {row[0][1]:>7} {row[1][0]:>15.1f} {row[1][1]:>7}"
-              f" {tc:>16.1f} {tw:>14.1f} {tc / tw:>9.2f} {cc:>7.0f}/{cw:<7.0f}")
+              f" {tc:>16.1f} {tw:>14.1f} {tc / tw:>9.2f} {cc:>7.0f}/{cw:<7.0f}"
+              f" {diffs[length]:>10.2e}")
 
 
 if __name__ == "__main__":

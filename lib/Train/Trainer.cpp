@@ -433,6 +433,7 @@ llvm::Error Trainer::compile() {
   // One compilation serves @train_step and @eval.
   JitOptions jitOptions;
   jitOptions.optLevel = options.optLevel;
+  jitOptions.lowering = options.lowering;
   llvm::Expected<std::unique_ptr<JitModule>> compiled =
       JitModule::compileModule(**module, jitOptions);
   if (!compiled)

@@ -58,6 +58,13 @@ int main(int argc, char **argv) {
   cl::opt<unsigned> optLevel("opt-level",
                              cl::desc("LLVM optimization level (0-3)"),
                              cl::init(3), cl::cat(category));
+  cl::opt<int64_t> attentionChunk(
+      "attention-chunk",
+      cl::desc("Rows per query/key chunk of attention over longer sequences; "
+               "0 computes the whole score matrix (default 128)"),
+      cl::value_desc("rows"),
+      cl::init(trellis::LowerToLLVMOptions().attentionChunk),
+      cl::cat(category));
   cl::opt<bool> checkCollectives(
       "check-collectives",
       cl::desc("Debug mode: before every collective, check that all ranks "
@@ -89,6 +96,7 @@ int main(int argc, char **argv) {
   options.evalEvery = evalEvery;
   options.logEvery = logEvery;
   options.optLevel = optLevel;
+  options.lowering.attentionChunk = attentionChunk;
   // The driver compiles with default JitOptions, which read the variable.
   if (checkCollectives)
     setenv("TRELLIS_CHECK_COLLECTIVES", "1", /*overwrite=*/1);

@@ -20,6 +20,8 @@
 #ifndef TRELLIS_TRAIN_TRAINER_H
 #define TRELLIS_TRAIN_TRAINER_H
 
+#include "trellis/Pipelines/Pipelines.h"
+
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
@@ -53,6 +55,8 @@ struct TrainOptions {
   /// terminal (0: about 20 lines per run).
   int64_t logEvery = 0;
   unsigned optLevel = 3;
+  /// Options of the lowering (`--attention-chunk`).
+  LowerToLLVMOptions lowering;
 };
 
 /// Runs the training; progress and the final summary go to `out` (rank 0
