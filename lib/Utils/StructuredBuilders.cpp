@@ -85,6 +85,21 @@ Value buildMap(OpBuilder &b, Location loc, RankedTensorType type,
                       identity(b.getContext(), rank), iterators, body);
 }
 
+/// Marks the floating-point ops of a reduction's body `reassoc` and
+/// `contract`. Without reassociation LLVM must add the terms one after the
+/// other and keeps the loop scalar; with it the loop vectorizer sums in
+/// vector lanes (and, with `contract`, fuses a product into the sum). The
+/// summation order then differs from the sequential one by rounding.
+static void allowReassociation(linalg::GenericOp op) {
+  auto flags = arith::FastMathFlags::reassoc | arith::FastMathFlags::contract;
+  op.getRegion().walk([&](arith::ArithFastMathInterface fmf) {
+    Operation *inner = fmf.getOperation();
+    auto attr = arith::FastMathFlagsAttr::get(
+        inner->getContext(), fmf.getFastMathFlagsAttr().getValue() | flags);
+    inner->setAttr(fmf.getFastMathAttrName(), attr);
+  });
+}
+
 /// Reduces the last dimension of a loop nest shaped like `type`, starting
 /// from `init`; `combine` gets the input elements and the accumulator.
 Value buildRowReduce(OpBuilder &b, Location loc, RankedTensorType type,
@@ -96,8 +111,11 @@ Value buildRowReduce(OpBuilder &b, Location loc, RankedTensorType type,
   SmallVector<utils::IteratorType> iterators(rank - 1,
                                              utils::IteratorType::parallel);
   iterators.push_back(utils::IteratorType::reduction);
-  return buildGeneric(b, loc, inputs, maps, acc,
-                      dropLast(b.getContext(), rank), iterators, combine);
+  Value reduced = buildGeneric(b, loc, inputs, maps, acc,
+                               dropLast(b.getContext(), rank), iterators,
+                               combine);
+  allowReassociation(reduced.getDefiningOp<linalg::GenericOp>());
+  return reduced;
 }
 
 /// Row maximum and Σ exp(x − max) over the last dimension of `x`: the shared
@@ -157,6 +175,7 @@ Value buildScaledTotal(OpBuilder &b, Location loc, Value x, double scale) {
       iterators, [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
         return arith::AddFOp::create(nb, nl, a[0], a[1]);
       });
+  allowReassociation(total.getDefiningOp<linalg::GenericOp>());
   auto scalarType = RankedTensorType::get({}, elementType);
   return buildMap(b, loc, scalarType, total, identity(ctx, 0),
                   [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {

@@ -59,7 +59,10 @@ mlir::Value buildMap(mlir::OpBuilder &b, mlir::Location loc,
                      mlir::RankedTensorType type, mlir::ValueRange inputs,
                      llvm::ArrayRef<mlir::AffineMap> maps, ScalarFn body);
 /// Reduces the last dimension of a loop nest shaped like `type`, starting
-/// from `init`; `combine` gets the input elements and the accumulator.
+/// from `init`; `combine` gets the input elements and the accumulator. The
+/// body's floating-point ops are marked `fastmath<reassoc,contract>`, so
+/// that LLVM may sum a row in vector lanes (the order of the sum is not
+/// fixed).
 mlir::Value buildRowReduce(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::RankedTensorType type, mlir::ValueRange inputs,
                            llvm::ArrayRef<mlir::AffineMap> maps, double init,
@@ -70,7 +73,8 @@ buildStableExpSum(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 /// softmax (or log-softmax) over the last dimension of `x`.
 mlir::Value buildSoftmax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                          bool log);
-/// Sums all elements of `x` into a 0-d tensor and multiplies by `scale`.
+/// Sums all elements of `x` into a 0-d tensor (reassociable, as in
+/// buildRowReduce) and multiplies by `scale`.
 mlir::Value buildScaledTotal(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::Value x, double scale);
 /// Reassociation that merges all dimensions but the last: `...xK` -> `MxK`.

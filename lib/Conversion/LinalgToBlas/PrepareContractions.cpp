@@ -9,7 +9,13 @@
 //  * a contraction initialized by a zero fill gets a fill of its own right
 //    before it, so that after bufferization the fill and the contraction are
 //    adjacent on one buffer and convert-linalg-to-blas can turn the pair into
-//    one call with beta = 0 (instead of copying a shared zero buffer).
+//    one call with beta = 0 (instead of copying a shared zero buffer);
+//  * so does every other linalg op that accumulates onto a fill (its body
+//    reads the init: the row reductions of layer_norm, softmax and their
+//    VJPs, contractions left to the loops), also when a reshape sits between
+//    the fill and the op. Such ops often share one filled tensor (CSE
+//    merges the fills), and bufferization would give each a copy of it (a
+//    read and a write of the buffer, where a fill is only a write).
 //
 //===----------------------------------------------------------------------===//
 
@@ -90,31 +96,61 @@ linalg::LinalgOp foldTransposedInputs(RewriterBase &rewriter,
   return generic;
 }
 
-/// Gives `op` a fill of its own, directly before it, when its init is a
-/// linalg.fill result that is shared or computed elsewhere.
-void ownInitFill(RewriterBase &rewriter, linalg::LinalgOp op) {
-  OpOperand *init = op.getDpsInitOperand(0);
-  auto fill = init->get().getDefiningOp<linalg::FillOp>();
-  if (!fill || !fill.hasPureTensorSemantics() ||
-      (fill->hasOneUse() && fill->getNextNode() == op.getOperation()))
+/// The linalg.fill (on tensors) that produces `value`, possibly through
+/// reshapes (which keep a fill a fill), or null.
+linalg::FillOp getFillThroughReshapes(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(def))
+      return fill.hasPureTensorSemantics() ? fill : nullptr;
+    if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
+      return nullptr;
+    value = def->getOperand(0);
+  }
+  return nullptr;
+}
+
+/// Erases `op` and then its operands' producers that became unused, as long
+/// as they are fills, reshapes or tensor.empty.
+void eraseWithDeadFillChain(RewriterBase &rewriter, Operation *op) {
+  SmallVector<Operation *> worklist = {op};
+  while (!worklist.empty()) {
+    Operation *dead = worklist.pop_back_val();
+    if (!dead->use_empty() ||
+        !isa<linalg::FillOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+             tensor::EmptyOp>(dead))
+      continue;
+    SmallVector<Value> operands(dead->getOperands());
+    rewriter.eraseOp(dead);
+    for (Value operand : operands)
+      if (Operation *producer = operand.getDefiningOp())
+        worklist.push_back(producer);
+  }
+}
+
+/// Gives `use` (an init its owner accumulates onto) a fill of its own,
+/// directly before the owner, when it is a linalg.fill result (possibly
+/// reshaped) that is shared or computed elsewhere.
+void ownFill(RewriterBase &rewriter, OpOperand &use) {
+  Value value = use.get();
+  Operation *owner = use.getOwner();
+  linalg::FillOp fill = getFillThroughReshapes(value);
+  if (!fill)
     return;
-  auto type = cast<RankedTensorType>(init->get().getType());
+  if (value == fill.getResult(0) && fill->hasOneUse() &&
+      fill->getNextNode() == owner)
+    return;
+  auto type = cast<RankedTensorType>(value.getType());
   if (!type.hasStaticShape())
     return;
-  rewriter.setInsertionPoint(op);
+  rewriter.setInsertionPoint(owner);
   Value empty = tensor::EmptyOp::create(rewriter, fill.getLoc(),
                                         type.getShape(), type.getElementType());
   Value own = linalg::FillOp::create(rewriter, fill.getLoc(),
                                      fill.getDpsInputs()[0], empty)
                   .getResult(0);
-  rewriter.modifyOpInPlace(op, [&] { init->set(own); });
-  if (fill->use_empty()) {
-    Value oldEmpty = fill.getDpsInits()[0];
-    rewriter.eraseOp(fill);
-    if (Operation *def = oldEmpty.getDefiningOp();
-        def && isa<tensor::EmptyOp>(def) && def->use_empty())
-      rewriter.eraseOp(def);
-  }
+  rewriter.modifyOpInPlace(owner, [&] { use.set(own); });
+  if (Operation *def = value.getDefiningOp())
+    eraseWithDeadFillChain(rewriter, def);
 }
 
 struct TrellisPrepareContractionsPass
@@ -133,7 +169,7 @@ struct TrellisPrepareContractionsPass
         if (Operation *def = input.getDefiningOp())
           maybeDead.push_back(def);
       linalg::LinalgOp folded = foldTransposedInputs(rewriter, op);
-      ownInitFill(rewriter, folded);
+      ownFill(rewriter, *folded.getDpsInitOperand(0));
     }
     // Transposes whose every use was folded (and their tensor.empty).
     for (unsigned i = 0; i < maybeDead.size(); ++i) {
@@ -153,6 +189,22 @@ struct TrellisPrepareContractionsPass
           maybeDead[j] = nullptr;
       rewriter.eraseOp(def);
     }
+    // Every other linalg op whose body reads a fill-initialized init
+    // (accumulates onto it), once the transposes are gone. (Not loops that
+    // carry a shared fill as iter_args: with those uses gone, a fill that is
+    // also the destination of an insert_slice inside the loop gets written
+    // in place by eliminate-empty-tensors + one-shot-bufferize, which is
+    // wrong from the second iteration on; see docs/performance.md.)
+    SmallVector<OpOperand *> accumulated;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (!op.hasPureTensorSemantics() || isa<linalg::FillOp>(op))
+        return;
+      for (OpOperand &init : op.getDpsInitsMutable())
+        if (op.payloadUsesValueFromOperand(&init))
+          accumulated.push_back(&init);
+    });
+    for (OpOperand *use : accumulated)
+      ownFill(rewriter, *use);
   }
 };
 

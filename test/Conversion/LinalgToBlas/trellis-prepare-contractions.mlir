@@ -114,3 +114,66 @@ func.func @untouched(%a: tensor<2x3xf32>, %bt: tensor<4x3xf32>, %c: tensor<2x4xf
   } -> tensor<2x4xf32>
   return %r : tensor<2x4xf32>
 }
+
+// -----
+
+// Row reductions that share a fill (as after CSE: layer_norm's statistics and
+// their recomputation in the VJP), one of them through a reshape, get fills
+// of their own; bufferization would otherwise copy the shared zeros into
+// each reduction's buffer. An init the body does not read is left alone.
+// CHECK-LABEL: func.func @reduction_fills
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[Y:.*]]: tensor<2x2x8xf32>)
+// CHECK: %[[Z:.*]] = arith.constant 0.0
+// CHECK: %[[E0:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK: %[[F0:.*]] = linalg.fill ins(%[[Z]] : f32) outs(%[[E0]] : tensor<4xf32>)
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK: %[[F1:.*]] = linalg.fill ins(%[[Z]] : f32) outs(%[[E1]] : tensor<4xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[X]] : tensor<4x8xf32>) outs(%[[F1]] : tensor<4xf32>)
+// CHECK: %[[E2:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK: %[[F2:.*]] = linalg.fill ins(%[[Z]] : f32) outs(%[[E2]] : tensor<4xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[X]] : tensor<4x8xf32>) outs(%[[F2]] : tensor<4xf32>)
+// CHECK: %[[E3:.*]] = tensor.empty() : tensor<2x2xf32>
+// CHECK: %[[F3:.*]] = linalg.fill ins(%[[Z]] : f32) outs(%[[E3]] : tensor<2x2xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[Y]] : tensor<2x2x8xf32>) outs(%[[F3]] : tensor<2x2xf32>)
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.generic {{.*}} outs(%[[F0]] : tensor<4xf32>)
+// CHECK-NEXT: ^bb0(%{{.*}}: f32):
+// CHECK-NEXT: arith.constant 1.0
+// CHECK: return
+#rows = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @reduction_fills(%x: tensor<4x8xf32>, %y: tensor<2x2x8xf32>)
+    -> (tensor<4xf32>, tensor<4xf32>, tensor<2x2xf32>, tensor<4xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %s1 = linalg.generic {indexing_maps = [#rows, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x8xf32>) outs(%f : tensor<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %s2 = linalg.generic {indexing_maps = [#rows, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x8xf32>) outs(%f : tensor<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %m = arith.mulf %a, %a : f32
+    %r = arith.addf %m, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %f3 = tensor.expand_shape %f [[0, 1]] output_shape [2, 2] : tensor<4xf32> into tensor<2x2xf32>
+  %s3 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>],
+                        iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%y : tensor<2x2x8xf32>) outs(%f3 : tensor<2x2xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2xf32>
+  %ones = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      outs(%f : tensor<4xf32>) {
+  ^bb0(%acc: f32):
+    %one = arith.constant 1.0 : f32
+    linalg.yield %one : f32
+  } -> tensor<4xf32>
+  return %s1, %s2, %s3, %ones : tensor<4xf32>, tensor<4xf32>, tensor<2x2xf32>, tensor<4xf32>
+}
+
