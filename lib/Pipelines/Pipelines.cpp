@@ -29,10 +29,9 @@ static constexpr const char *kLowerToLLVM =
     // a zero fill of their own (docs/performance.md).
     "func.func(trellis-prepare-contractions),"
     // Tensors to buffers. Identity layouts at function boundaries give the
-    // host plain dense descriptors. A tensor.empty that is written and then
-    // inserted into a slice becomes that slice first, so the op writes in
-    // place (e.g. chunked attention's output rows).
-    "func.func(eliminate-empty-tensors),"
+    // host plain dense descriptors. (Not eliminate-empty-tensors: with
+    // one-shot-bufferize it miscompiled a slice inserted into a zero tensor
+    // defined outside a loop — later iterations saw earlier rows.)
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map "
     "allow-return-allocs-from-loops},"

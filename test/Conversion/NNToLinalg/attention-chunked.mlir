@@ -3,7 +3,7 @@
 // the lowered tensor code nor after bufferization. The whole lowering
 // (attention-chunk=0) and short sequences hold the 200x200 scores.
 // RUN: trellis-opt %s --ad-differentiate --convert-nn-to-linalg=attention-chunk=64 | FileCheck %s --check-prefix=CHUNKED
-// RUN: trellis-opt %s --ad-differentiate --convert-nn-to-linalg=attention-chunk=64 --canonicalize --eliminate-empty-tensors --one-shot-bufferize="bufferize-function-boundaries allow-return-allocs-from-loops" | FileCheck %s --check-prefix=BUFFERS
+// RUN: trellis-opt %s --ad-differentiate --convert-nn-to-linalg=attention-chunk=64 --canonicalize --one-shot-bufferize="bufferize-function-boundaries allow-return-allocs-from-loops" | FileCheck %s --check-prefix=BUFFERS
 // RUN: trellis-opt %s --ad-differentiate --convert-nn-to-linalg=attention-chunk=0 | FileCheck %s --check-prefix=WHOLE
 // RUN: trellis-opt %s --ad-differentiate --convert-nn-to-linalg=attention-chunk=256 | FileCheck %s --check-prefix=WHOLE
 // RUN: not trellis-opt %s --convert-nn-to-linalg=attention-chunk=-1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
