@@ -57,22 +57,33 @@ static constexpr const char *kLowerToLLVM =
     "fix-openmpi-symbols,"
     "reconcile-unrealized-casts";
 
+/// Gives pass `name` of `pipeline` the options `options` (pass-pipeline
+/// syntax, without braces).
+static LogicalResult setPassOptions(std::string &pipeline, StringRef name,
+                                    StringRef options) {
+  std::string entry = (name + ",").str();
+  size_t at = pipeline.find(entry);
+  if (at == std::string::npos) {
+    llvm::errs() << "trellis-lower-to-llvm: the pipeline lost " << name
+                 << "\n";
+    return failure();
+  }
+  pipeline.replace(at, entry.size(), (name + "{" + options + "},").str());
+  return success();
+}
+
 LogicalResult
 trellis::buildLowerToLLVMPipeline(OpPassManager &pm,
                                   const LowerToLLVMOptions &options) {
   std::string pipeline = kLowerToLLVM;
-  // The options go into the text of the passes they belong to.
-  StringRef nnToLinalg = "convert-nn-to-linalg,";
-  size_t at = pipeline.find(nnToLinalg.str());
-  if (at == std::string::npos) {
-    llvm::errs() << "trellis-lower-to-llvm: the pipeline lost "
-                    "convert-nn-to-linalg\n";
+  if (failed(setPassOptions(
+          pipeline, "convert-nn-to-linalg",
+          llvm::formatv("attention-chunk={0}", options.attentionChunk).str())))
     return failure();
-  }
-  pipeline.replace(at, nnToLinalg.size(),
-                   llvm::formatv("convert-nn-to-linalg{{attention-chunk={0}},",
-                                 options.attentionChunk)
-                       .str());
+  if (options.checkCollectives &&
+      failed(setPassOptions(pipeline, "convert-coll-to-mpi",
+                            "check-agreement=true")))
+    return failure();
   return parsePassPipeline(pipeline, pm, llvm::errs());
 }
 
@@ -85,6 +96,11 @@ struct LowerToLLVMPipelineOptions
       llvm::cl::desc("Rows per chunk of attention over longer sequences "
                      "(0: never chunk)"),
       llvm::cl::init(trellis::LowerToLLVMOptions().attentionChunk)};
+  Option<bool> checkCollectives{
+      *this, "check-collectives",
+      llvm::cl::desc("Check before every collective that all ranks agree "
+                     "on it"),
+      llvm::cl::init(false)};
 };
 } // namespace
 
@@ -96,6 +112,7 @@ void trellis::registerPipelines() {
       [](OpPassManager &pm, const LowerToLLVMPipelineOptions &pipelineOptions) {
         trellis::LowerToLLVMOptions options;
         options.attentionChunk = pipelineOptions.attentionChunk;
+        options.checkCollectives = pipelineOptions.checkCollectives;
         if (failed(buildLowerToLLVMPipeline(pm, options)))
           llvm::errs() << "trellis-lower-to-llvm: a pass of the pipeline is "
                           "not registered\n";

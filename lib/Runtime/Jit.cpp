@@ -26,6 +26,7 @@
 #include "llvm/Target/TargetMachine.h"
 
 #include <chrono>
+#include <dlfcn.h>
 #include <cstdlib>
 
 using namespace trellis::runtime;
@@ -89,41 +90,25 @@ bool trellis::runtime::checkCollectivesFromEnvironment() {
   return value && *value && llvm::StringRef(value) != "0";
 }
 
-/// Turns on `check-agreement` of the pipeline's convert-coll-to-mpi. (The
-/// pipeline text stays one constant; the option is set on the built pass.)
-static llvm::Error enableAgreementChecks(mlir::OpPassManager &pm,
-                                         mlir::ModuleOp module) {
-  bool hasCollectives = false;
+static bool hasCollectives(mlir::ModuleOp module) {
+  bool found = false;
   module.walk([&](mlir::Operation *op) {
-    hasCollectives |= op->getName().getDialectNamespace() == "coll";
+    found |= op->getName().getDialectNamespace() == "coll";
   });
-  if (!hasCollectives)
-    return llvm::Error::success();
-  for (mlir::Pass &pass : pm.getPasses()) {
-    if (pass.getArgument() != "convert-coll-to-mpi")
-      continue;
-    std::string message;
-    if (mlir::failed(pass.initializeOptions(
-            "check-agreement=true", [&](const llvm::Twine &error) {
-              message = error.str();
-              return mlir::failure();
-            })))
-      return makeError("cannot enable collective checks: " + message);
-    return llvm::Error::success();
-  }
-  return makeError("collective checks need convert-coll-to-mpi at the top "
-                   "level of the lowering pipeline");
+  return found;
 }
 
 llvm::Error trellis::runtime::lowerToLLVMDialect(mlir::ModuleOp module,
                                                  llvm::StringRef pipeline,
-                                                 bool checkCollectives,
                                                  const LowerToLLVMOptions &lowering) {
   initializeOnce();
   mlir::PassManager pm(module.getContext(), mlir::ModuleOp::getOperationName());
   // The default, stated: every pass's output must verify, so that a pass
   // producing invalid IR is reported at that pass, not as a crash later.
   pm.enableVerifier(true);
+  if (!pipeline.empty() && lowering.checkCollectives && hasCollectives(module))
+    return makeError("collective checks need the Trellis lowering pipeline, "
+                     "not a custom one");
   if (pipeline.empty()) {
     if (mlir::failed(trellis::buildLowerToLLVMPipeline(pm, lowering)))
       return makeError("the lowering pipeline names an unregistered pass");
@@ -134,9 +119,6 @@ llvm::Error trellis::runtime::lowerToLLVMDialect(mlir::ModuleOp module,
       return makeError("invalid pass pipeline '" + pipeline +
                        "': " + llvm::StringRef(message).trim());
   }
-  if (checkCollectives)
-    if (llvm::Error err = enableAgreementChecks(pm, module))
-      return err;
   if (mlir::failed(pm.run(module)))
     return makeError("lowering to the LLVM dialect failed");
   // convert-to-llvm leaves what it cannot lower without a word.
@@ -218,11 +200,9 @@ JitModule::compileEntries(mlir::ModuleOp module,
   if (options.optLevel > 3)
     return makeError("the optimization level must be 0, 1, 2 or 3");
 
-  bool checkCollectives =
-      options.checkCollectives || checkCollectivesFromEnvironment();
-  if (llvm::Error err =
-          lowerToLLVMDialect(module, options.pipeline, checkCollectives,
-                             options.lowering))
+  LowerToLLVMOptions lowering = options.lowering;
+  lowering.checkCollectives |= checkCollectivesFromEnvironment();
+  if (llvm::Error err = lowerToLLVMDialect(module, options.pipeline, lowering))
     return std::move(err);
   for (const Entry &entry : entries) {
     const std::string &name = entry.signature.name;
@@ -238,6 +218,15 @@ JitModule::compileEntries(mlir::ModuleOp module,
     return std::move(err);
   libraries.append(options.sharedLibPaths.begin(),
                    options.sharedLibPaths.end());
+  // The libraries stay mapped until the process ends (RTLD_NODELETE: no
+  // dlclose unloads them). The engine dlcloses what it loaded when it is
+  // destroyed, and LLVM closes its permanent libraries in a static
+  // destructor, but oneDNN's OpenMP worker threads (libgomp) outlive both
+  // and would resume in unmapped code, and what a library keeps in its
+  // globals would be lost (LeakSanitizer reports).
+  for (const std::string &library : libraries)
+    if (!::dlopen(library.c_str(), RTLD_LAZY | RTLD_NODELETE))
+      return makeError("cannot load '" + library + "': " + ::dlerror());
   llvm::SmallVector<llvm::StringRef> libraryRefs(libraries.begin(),
                                                  libraries.end());
 
@@ -289,7 +278,7 @@ JitModule::compileEntries(mlir::ModuleOp module,
     trellis_coll_init();
     // Every rank compiles: a point where all of them are, for the checks'
     // communicator to be created.
-    if (checkCollectives)
+    if (lowering.checkCollectives)
       trellis_coll_enable_checks();
   }
   return jit;

@@ -143,7 +143,6 @@ llvm::Error trellis::runtime::runTrellisRun(const RunnerOptions &options,
   JitOptions jitOptions;
   jitOptions.optLevel = options.optLevel;
   jitOptions.lowering = options.lowering;
-  jitOptions.checkCollectives = options.checkCollectives;
   llvm::Expected<std::unique_ptr<JitModule>> jit =
       JitModule::compile(**module, options.entry, jitOptions);
   if (!jit)

@@ -15,6 +15,18 @@ using namespace mlir;
 
 namespace trellis::builders {
 
+Value addF(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::AddFOp::create(b, loc, x, y);
+}
+
+Value subF(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::SubFOp::create(b, loc, x, y);
+}
+
+Value mulF(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::MulFOp::create(b, loc, x, y);
+}
+
 Value floatConst(OpBuilder &b, Location loc, Type type, double value) {
   return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
 }
@@ -116,6 +128,19 @@ Value buildRowReduce(OpBuilder &b, Location loc, RankedTensorType type,
                                combine);
   allowReassociation(reduced.getDefiningOp<linalg::GenericOp>());
   return reduced;
+}
+
+Value rowSumOfProduct(OpBuilder &b, Location loc, ValueRange factors) {
+  auto type = cast<RankedTensorType>(factors.front().getType());
+  SmallVector<AffineMap> maps(factors.size(),
+                              identity(b.getContext(), type.getRank()));
+  return buildRowReduce(b, loc, type, factors, maps, 0.0,
+                        [&](OpBuilder &nb, Location nl, ValueRange a) {
+                          Value p = a[0];
+                          for (Value f : a.drop_front().drop_back())
+                            p = mulF(nb, nl, p, f);
+                          return addF(nb, nl, p, a.back());
+                        });
 }
 
 /// Row maximum and Σ exp(x − max) over the last dimension of `x`: the shared

@@ -95,7 +95,7 @@ int main(int argc, char **argv) {
   options.printStats = commandLine.stats;
   options.optLevel = commandLine.optLevel;
   options.lowering.attentionChunk = commandLine.attentionChunk;
-  options.checkCollectives = commandLine.checkCollectives;
+  options.lowering.checkCollectives = commandLine.checkCollectives;
   options.memoryLimit = commandLine.memoryLimit;
 
   return trellis::runtime::finishTool(

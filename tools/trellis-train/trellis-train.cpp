@@ -97,9 +97,7 @@ int main(int argc, char **argv) {
   options.logEvery = logEvery;
   options.optLevel = optLevel;
   options.lowering.attentionChunk = attentionChunk;
-  // The driver compiles with default JitOptions, which read the variable.
-  if (checkCollectives)
-    setenv("TRELLIS_CHECK_COLLECTIVES", "1", /*overwrite=*/1);
+  options.lowering.checkCollectives = checkCollectives;
   if (llvm::Error err =
           trellis::runtime::setMemoryLimitFromFlagOrEnvironment(memoryLimit))
     return trellis::runtime::finishTool("trellis-train", std::move(err));

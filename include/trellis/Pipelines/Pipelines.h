@@ -18,6 +18,9 @@ struct LowerToLLVMOptions {
   /// Rows per chunk of the attention lowering (convert-nn-to-linalg's
   /// `attention-chunk`); 0 lowers attention whole.
   int64_t attentionChunk = 128;
+  /// Check before every collective that all ranks agree on it
+  /// (convert-coll-to-mpi's `check-agreement`, docs/reliability-failures.md).
+  bool checkCollectives = false;
 };
 
 /// Appends to `pm` (anchored on builtin.module) the lowering from Trellis and

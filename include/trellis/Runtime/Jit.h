@@ -40,12 +40,9 @@ struct JitOptions {
   /// library, which is added when the program calls MPI).
   llvm::SmallVector<std::string> sharedLibPaths;
   /// Options of the Trellis lowering (ignored with a custom `pipeline`).
-  LowerToLLVMOptions lowering;
-  /// Check before every collective that all ranks are about to run the same
-  /// one (`convert-coll-to-mpi{check-agreement}`, see
-  /// docs/reliability-failures.md). Also on when the environment variable
+  /// `lowering.checkCollectives` is also on when the environment variable
   /// TRELLIS_CHECK_COLLECTIVES is set to anything but "" or "0".
-  bool checkCollectives = false;
+  LowerToLLVMOptions lowering;
 };
 
 /// Returns true if TRELLIS_CHECK_COLLECTIVES asks for collective agreement
@@ -63,14 +60,11 @@ struct CallStats {
 
 /// Lowers `module` in place to the LLVM dialect with `pipeline` (pass-
 /// pipeline text anchored on builtin.module; empty for the Trellis
-/// lowering) and checks that nothing was left outside the LLVM dialect.
-/// The pass manager verifies the IR after every pass. With
-/// `checkCollectives`, the pipeline's convert-coll-to-mpi runs with
-/// `check-agreement` (an error if the module has coll ops and the pipeline
-/// no top-level convert-coll-to-mpi).
-/// `lowering` configures the Trellis lowering (when `pipeline` is empty).
+/// lowering, configured by `lowering`) and checks that nothing was left
+/// outside the LLVM dialect. The pass manager verifies the IR after every
+/// pass. Collective checks need the Trellis lowering: with them and a custom
+/// pipeline, a module with coll ops is an error.
 llvm::Error lowerToLLVMDialect(mlir::ModuleOp module, llvm::StringRef pipeline,
-                               bool checkCollectives = false,
                                const LowerToLLVMOptions &lowering = {});
 
 /// Appends the shared libraries that the lowered `module` calls into and the

@@ -43,10 +43,8 @@ struct RunnerOptions {
   bool printStats = false;
   /// LLVM optimization level of the JIT.
   unsigned optLevel = 3;
-  /// Options of the lowering (`--attention-chunk`).
+  /// Options of the lowering (`--attention-chunk`, `--check-collectives`).
   LowerToLLVMOptions lowering;
-  /// Check before every collective that all ranks agree on it (JitOptions).
-  bool checkCollectives = false;
   /// Cap on live tensor bytes (`--memory-limit`, e.g. "4G"); empty: the
   /// TRELLIS_MEMORY_LIMIT environment variable, else none.
   std::string memoryLimit;

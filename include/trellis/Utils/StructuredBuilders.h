@@ -20,6 +20,14 @@ namespace trellis::builders {
 using ScalarFn = llvm::function_ref<mlir::Value(mlir::OpBuilder &,
                                                 mlir::Location, mlir::ValueRange)>;
 
+/// Scalar float arithmetic for linalg.generic bodies.
+mlir::Value addF(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                 mlir::Value y);
+mlir::Value subF(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                 mlir::Value y);
+mlir::Value mulF(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                 mlir::Value y);
+
 /// A float constant of scalar type `type`.
 mlir::Value floatConst(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
                        double value);
@@ -67,6 +75,9 @@ mlir::Value buildRowReduce(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::RankedTensorType type, mlir::ValueRange inputs,
                            llvm::ArrayRef<mlir::AffineMap> maps, double init,
                            ScalarFn combine);
+/// Row sums (over the last dim) of the product of same-shaped tensors.
+mlir::Value rowSumOfProduct(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::ValueRange factors);
 /// Row maximum and Σ exp(x − max) over the last dimension of `x`.
 std::pair<mlir::Value, mlir::Value>
 buildStableExpSum(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);

@@ -43,17 +43,38 @@ namespace {
 
 using IT = utils::IteratorType;
 
-Value addF(OpBuilder &b, Location l, Value x, Value y) {
-  return arith::AddFOp::create(b, l, x, y);
-}
-Value subF(OpBuilder &b, Location l, Value x, Value y) {
-  return arith::SubFOp::create(b, l, x, y);
-}
-Value mulF(OpBuilder &b, Location l, Value x, Value y) {
-  return arith::MulFOp::create(b, l, x, y);
-}
 Value index(OpBuilder &b, Location l, int64_t v) {
   return arith::ConstantIndexOp::create(b, l, v);
+}
+
+/// Rows of a head-split `BxLxHxDh` tensor; queries of `BxHxL` statistics.
+constexpr unsigned kRowDim = 1, kStatDim = 2;
+
+/// `size` elements of `x` from `offset` along `dim`, the other dims whole.
+Value extractAlong(OpBuilder &b, Location loc, Value x, unsigned dim,
+                   OpFoldResult offset, int64_t size) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] = size;
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  offsets[dim] = offset;
+  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(
+      b, loc, x, offsets, getAsIndexOpFoldResult(b.getContext(), shape),
+      strides);
+}
+
+/// `part` written into `whole` from `offset` along `dim` (the one dim in
+/// which they differ).
+Value insertAlong(OpBuilder &b, Location loc, Value part, Value whole,
+                  unsigned dim, OpFoldResult offset) {
+  auto type = cast<RankedTensorType>(part.getType());
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  offsets[dim] = offset;
+  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+  return tensor::InsertSliceOp::create(
+      b, loc, part, whole, offsets,
+      getAsIndexOpFoldResult(b.getContext(), type.getShape()), strides);
 }
 
 /// 1/√Dh for heads split as `BxLxHxDh`.
@@ -123,11 +144,7 @@ std::array<Value, 3> buildWholeAttentionGrad(OpBuilder &b, Location loc,
   Value dP = contractFeatures(b, loc, dO, vs);
   auto pType = cast<RankedTensorType>(p.getType());
   AffineMap id = identity(ctx, 4), row = dropLast(ctx, 4);
-  Value rowDot = buildRowReduce(
-      b, loc, pType, {dP, p}, {id, id}, 0.0,
-      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        return addF(nb, l, mulF(nb, l, a[0], a[1]), a[2]);
-      });
+  Value rowDot = rowSumOfProduct(b, loc, {dP, p});
   double scale = scaleOf(qs);
   Value dS = buildMap(b, loc, pType, {p, dP, rowDot}, {id, id, row},
                       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
@@ -196,15 +213,31 @@ private:
   /// Per-row log-sum-exp of the scaled scores: `BxHxRq`.
   Value logSumExp(OpBuilder &b, Value qs, Value ks);
 
+  /// Fills `whole` query chunk by query chunk in an scf.for: `fn` gets the
+  /// chunk's index `iq`, offset `i0`, its rows `qi` of `qs` and the
+  /// loop-carried `whole`, and returns `whole` with the chunk's part
+  /// inserted.
+  using QueryChunkFn = llvm::function_ref<Value(
+      OpBuilder &, Value iq, Value i0, Value qi, Value whole)>;
+  Value forEachQueryChunk(OpBuilder &b, Value qs, Value whole,
+                          QueryChunkFn fn);
+  /// The online softmax's initial row maximum and sum for one chunk.
+  SmallVector<Value> initialStats(OpBuilder &b, Location l) {
+    return {filledTensor(b, l, statsShape(c), t, lowest),
+            filledTensor(b, l, statsShape(c), t, 0.0)};
+  }
+
   /// `x : BxLxD` padded with zero rows to `rows` and split: `BxRowsxHxDh`.
   Value prepare(OpBuilder &b, Value x, int64_t rows);
   /// The inverse of prepare: the first `length` rows, heads merged.
   Value finish(OpBuilder &b, Value x, int64_t length);
-  /// Chunk-sized row slices of a split tensor and of row statistics.
-  Value rows(OpBuilder &b, Value x, Value offset);
-  Value insertRows(OpBuilder &b, Value part, Value whole, Value offset);
-  Value stats(OpBuilder &b, Value x, Value offset);
-  Value insertStats(OpBuilder &b, Value part, Value whole, Value offset);
+  /// Chunk-sized slices of a split tensor's rows and of row statistics.
+  Value rows(OpBuilder &b, Value x, Value offset) {
+    return extractAlong(b, loc, x, kRowDim, offset, c);
+  }
+  Value stats(OpBuilder &b, Value x, Value offset) {
+    return extractAlong(b, loc, x, kStatDim, offset, c);
+  }
   /// Scores of a tile: s[b,h,i,j] = Σ_e x[b,i,h,e]·y[b,j,h,e].
   Value scores(OpBuilder &b, Value x, Value y) {
     return contractFeatures(b, loc, x, y);
@@ -236,68 +269,29 @@ Value ChunkedAttention::prepare(OpBuilder &b, Value x, int64_t rows) {
   if (type.getDimSize(1) != rows) {
     Value zeros = filledTensor(
         b, loc, {type.getDimSize(0), rows, type.getDimSize(2)}, t, 0.0);
-    SmallVector<OpFoldResult> offsets(3, b.getIndexAttr(0));
-    SmallVector<OpFoldResult> sizes, strides(3, b.getIndexAttr(1));
-    for (int64_t size : type.getShape())
-      sizes.push_back(b.getIndexAttr(size));
-    x = tensor::InsertSliceOp::create(b, loc, x, zeros, offsets, sizes,
-                                      strides);
+    x = insertAlong(b, loc, x, zeros, 1, b.getIndexAttr(0));
   }
   return splitHeads(b, loc, x, heads);
 }
 
 Value ChunkedAttention::finish(OpBuilder &b, Value x, int64_t length) {
   Value merged = mergeHeads(b, loc, x);
-  auto type = cast<RankedTensorType>(merged.getType());
-  if (type.getDimSize(1) == length)
+  if (cast<RankedTensorType>(merged.getType()).getDimSize(1) == length)
     return merged;
-  SmallVector<OpFoldResult> offsets(3, b.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(batch),
-                                     b.getIndexAttr(length),
-                                     b.getIndexAttr(type.getDimSize(2))};
-  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
-  return tensor::ExtractSliceOp::create(b, loc, merged, offsets, sizes,
-                                        strides);
+  return extractAlong(b, loc, merged, 1, b.getIndexAttr(0), length);
 }
 
-Value ChunkedAttention::rows(OpBuilder &b, Value x, Value offset) {
-  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), offset,
-                                       b.getIndexAttr(0), b.getIndexAttr(0)};
-  SmallVector<OpFoldResult> sizes =
-      getAsIndexOpFoldResult(b.getContext(), splitShape(c));
-  SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
-  return tensor::ExtractSliceOp::create(b, loc, x, offsets, sizes, strides);
-}
-
-Value ChunkedAttention::insertRows(OpBuilder &b, Value part, Value whole,
-                                   Value offset) {
-  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), offset,
-                                       b.getIndexAttr(0), b.getIndexAttr(0)};
-  SmallVector<OpFoldResult> sizes =
-      getAsIndexOpFoldResult(b.getContext(), splitShape(c));
-  SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
-  return tensor::InsertSliceOp::create(b, loc, part, whole, offsets, sizes,
-                                       strides);
-}
-
-Value ChunkedAttention::stats(OpBuilder &b, Value x, Value offset) {
-  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0),
-                                       offset};
-  SmallVector<OpFoldResult> sizes =
-      getAsIndexOpFoldResult(b.getContext(), statsShape(c));
-  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
-  return tensor::ExtractSliceOp::create(b, loc, x, offsets, sizes, strides);
-}
-
-Value ChunkedAttention::insertStats(OpBuilder &b, Value part, Value whole,
-                                    Value offset) {
-  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0),
-                                       offset};
-  SmallVector<OpFoldResult> sizes =
-      getAsIndexOpFoldResult(b.getContext(), statsShape(c));
-  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
-  return tensor::InsertSliceOp::create(b, loc, part, whole, offsets, sizes,
-                                       strides);
+Value ChunkedAttention::forEachQueryChunk(OpBuilder &b, Value qs, Value whole,
+                                          QueryChunkFn fn) {
+  auto loop = scf::ForOp::create(
+      b, loc, index(b, loc, 0), index(b, loc, nq), index(b, loc, 1),
+      ValueRange{whole},
+      [&](OpBuilder &nb, Location l, Value iq, ValueRange carried) {
+        Value i0 = chunkOffset(nb, l, iq);
+        scf::YieldOp::create(nb, l,
+                             fn(nb, iq, i0, rows(nb, qs, i0), carried[0]));
+      });
+  return loop.getResult(0);
 }
 
 Value ChunkedAttention::visible(OpBuilder &b, Location l, Value i0, Value j0) {
@@ -407,17 +401,11 @@ Value ChunkedAttention::forward(OpBuilder &b, Value q, Value k, Value v) {
   auto accType = RankedTensorType::get(splitShape(c), t);
   // acc[b,i,h,e] scaled by a per-row factor f[b,h,i].
   AffineMap id4 = identity(ctx, 4), perRow = selectDims(ctx, 4, {0, 2, 1});
-  Value out = tensor::EmptyOp::create(b, loc, splitShape(nq * c), t);
-  auto loop = scf::ForOp::create(
-      b, loc, index(b, loc, 0), index(b, loc, nq), index(b, loc, 1),
-      ValueRange{out},
-      [&](OpBuilder &nb, Location l, Value iq, ValueRange carried) {
-        Value i0 = chunkOffset(nb, l, iq);
-        Value qi = rows(nb, qs, i0);
-        SmallVector<Value> init = {
-            filledTensor(nb, l, statsShape(c), t, lowest),
-            filledTensor(nb, l, statsShape(c), t, 0.0),
-            filledTensor(nb, l, splitShape(c), t, 0.0)};
+  Value out = forEachQueryChunk(
+      b, qs, tensor::EmptyOp::create(b, loc, splitShape(nq * c), t),
+      [&](OpBuilder &nb, Value iq, Value i0, Value qi, Value whole) {
+        SmallVector<Value> init = initialStats(nb, loc);
+        init.push_back(filledTensor(nb, loc, splitShape(c), t, 0.0));
         SmallVector<Value> state = foldKeys(
             nb, iq, i0, init,
             [&](OpBuilder &tb, Value j0, bool masked, ValueRange s) {
@@ -432,48 +420,37 @@ Value ChunkedAttention::forward(OpBuilder &b, Value q, Value k, Value v) {
                   accumulateKeys(tb, loc, p, rows(tb, vs, j0), accScaled);
               return SmallVector<Value>{mNew, lNew, acc};
             });
-        // Normalized straight into the chunk's rows of the output.
-        Value o = buildGeneric(
-            nb, l, {state[2], state[1]}, {id4, perRow},
-            rows(nb, carried[0], i0), id4, SmallVector<IT>(4, IT::parallel),
-            [](OpBuilder &eb, Location el, ValueRange a) {
-              return arith::DivFOp::create(eb, el, a[0], a[1]).getResult();
-            });
-        scf::YieldOp::create(nb, l, insertRows(nb, o, carried[0], i0));
+        Value o = buildMap(nb, loc, accType, {state[2], state[1]},
+                           {id4, perRow},
+                           [](OpBuilder &eb, Location el, ValueRange a) {
+                             return arith::DivFOp::create(eb, el, a[0], a[1])
+                                 .getResult();
+                           });
+        return insertAlong(nb, loc, o, whole, kRowDim, i0);
       });
-  return finish(b, loop.getResult(0), lq);
+  return finish(b, out, lq);
 }
 
 Value ChunkedAttention::logSumExp(OpBuilder &b, Value qs, Value ks) {
-  MLIRContext *ctx = b.getContext();
-  AffineMap id3 = identity(ctx, 3);
+  AffineMap id3 = identity(b.getContext(), 3);
   auto statsType = RankedTensorType::get(statsShape(c), t);
-  Value lse = tensor::EmptyOp::create(b, loc, statsShape(nq * c), t);
-  auto loop = scf::ForOp::create(
-      b, loc, index(b, loc, 0), index(b, loc, nq), index(b, loc, 1),
-      ValueRange{lse},
-      [&](OpBuilder &nb, Location l, Value iq, ValueRange carried) {
-        Value i0 = chunkOffset(nb, l, iq);
-        Value qi = rows(nb, qs, i0);
-        SmallVector<Value> init = {
-            filledTensor(nb, l, statsShape(c), t, lowest),
-            filledTensor(nb, l, statsShape(c), t, 0.0)};
+  return forEachQueryChunk(
+      b, qs, tensor::EmptyOp::create(b, loc, statsShape(nq * c), t),
+      [&](OpBuilder &nb, Value iq, Value i0, Value qi, Value whole) {
         SmallVector<Value> state = foldKeys(
-            nb, iq, i0, init,
+            nb, iq, i0, initialStats(nb, loc),
             [&](OpBuilder &tb, Value j0, bool masked, ValueRange s) {
               auto [mNew, lNew, p, alpha] = softmaxStep(
                   tb, qi, i0, rows(tb, ks, j0), j0, masked, s[0], s[1]);
               return SmallVector<Value>{mNew, lNew};
             });
         Value chunkLse = buildMap(
-            nb, l, statsType, {state[0], state[1]}, {id3, id3},
+            nb, loc, statsType, {state[0], state[1]}, {id3, id3},
             [](OpBuilder &eb, Location el, ValueRange a) {
               return addF(eb, el, a[0], math::LogOp::create(eb, el, a[1]));
             });
-        scf::YieldOp::create(nb, l,
-                             insertStats(nb, chunkLse, carried[0], i0));
+        return insertAlong(nb, loc, chunkLse, whole, kStatDim, i0);
       });
-  return loop.getResult(0);
 }
 
 std::array<Value, 3> ChunkedAttention::backward(OpBuilder &b, Value q, Value k,
@@ -519,7 +496,7 @@ std::array<Value, 3> ChunkedAttention::backward(OpBuilder &b, Value q, Value k,
         });
     Value dQi = accumulateKeys(tb, loc, dS, kj, rows(tb, carried[0], i0));
     Value dKj = accumulateQueries(tb, loc, dS, qi, carried[1]);
-    return {insertRows(tb, dQi, carried[0], i0), dKj, dVj};
+    return {insertAlong(tb, loc, dQi, carried[0], kRowDim, i0), dKj, dVj};
   };
 
   // Key chunk `jk` at `j0`: folds its query chunks, then stores dK_j, dV_j.
@@ -539,8 +516,8 @@ std::array<Value, 3> ChunkedAttention::backward(OpBuilder &b, Value q, Value k,
         [&](OpBuilder &tb, Value i0, bool masked, ValueRange s) {
           return tile(tb, kj, vj, j0, i0, masked, s);
         });
-    return {r[0], insertRows(nb, r[1], carried[1], j0),
-            insertRows(nb, r[2], carried[2], j0)};
+    return {r[0], insertAlong(nb, loc, r[1], carried[1], kRowDim, j0),
+            insertAlong(nb, loc, r[2], carried[2], kRowDim, j0)};
   };
 
   SmallVector<Value> init = {

@@ -312,6 +312,12 @@ struct EmbeddingLowering : OpConversionPattern<EmbeddingOp> {
   }
 };
 
+/// How an attention op (nn.attention or nn.attention_grad) is lowered.
+template <typename OpTy>
+AttentionLoweringOptions attentionOptions(OpTy op, int64_t chunk) {
+  return {static_cast<int64_t>(op.getNumHeads()), op.getCausal(), chunk};
+}
+
 /// Attention and its VJP, whole or in chunks (Attention.cpp).
 struct AttentionLowering : OpConversionPattern<AttentionOp> {
   AttentionLowering(MLIRContext *ctx, int64_t chunk)
@@ -319,8 +325,7 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
   LogicalResult
   matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    AttentionLoweringOptions how{static_cast<int64_t>(op.getNumHeads()),
-                                 op.getCausal(), chunk};
+    AttentionLoweringOptions how = attentionOptions(op, chunk);
     rewriter.replaceOp(op, buildAttention(rewriter, op.getLoc(), how,
                                           adaptor.getQ(), adaptor.getK(),
                                           adaptor.getV()));
@@ -335,8 +340,7 @@ struct AttentionGradLowering : OpConversionPattern<AttentionGradOp> {
   LogicalResult
   matchAndRewrite(AttentionGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    AttentionLoweringOptions how{static_cast<int64_t>(op.getNumHeads()),
-                                 op.getCausal(), chunk};
+    AttentionLoweringOptions how = attentionOptions(op, chunk);
     std::array<Value, 3> grads = buildAttentionGrad(
         rewriter, op.getLoc(), how, adaptor.getQ(), adaptor.getK(),
         adaptor.getV(), adaptor.getOut(), adaptor.getDOut());

@@ -26,15 +26,6 @@ using namespace trellis::nn;
 namespace {
 using ValueVec = SmallVectorImpl<Value>;
 
-Value addF(OpBuilder &b, Location l, Value x, Value y) {
-  return arith::AddFOp::create(b, l, x, y);
-}
-Value subF(OpBuilder &b, Location l, Value x, Value y) {
-  return arith::SubFOp::create(b, l, x, y);
-}
-Value mulF(OpBuilder &b, Location l, Value x, Value y) {
-  return arith::MulFOp::create(b, l, x, y);
-}
 Value cst(OpBuilder &b, Location l, Value like, double v) {
   return floatConst(b, l, like.getType(), v);
 }
@@ -46,20 +37,6 @@ Value mapSame(OpBuilder &b, Location loc, Value like, ValueRange inputs,
   SmallVector<AffineMap> maps(inputs.size(),
                               identity(b.getContext(), type.getRank()));
   return buildMap(b, loc, type, inputs, maps, body);
-}
-
-/// Row sums (over the last dim) of the product of same-shaped tensors.
-Value rowSumOfProduct(OpBuilder &b, Location loc, ValueRange factors) {
-  auto type = cast<RankedTensorType>(factors.front().getType());
-  SmallVector<AffineMap> maps(factors.size(),
-                              identity(b.getContext(), type.getRank()));
-  return buildRowReduce(b, loc, type, factors, maps, 0.0,
-                        [&](OpBuilder &nb, Location nl, ValueRange a) {
-                          Value p = a[0];
-                          for (Value f : a.drop_front().drop_back())
-                            p = mulF(nb, nl, p, f);
-                          return addF(nb, nl, p, a.back());
-                        });
 }
 
 /// Adds two optional cotangents.
