@@ -24,6 +24,7 @@ llvm_config.with_system_environment(["HOME", "TMPDIR"])
 # compiler and flags with which tests build programs against Trellis.
 llvm_config.with_system_environment(
     ["ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS",
+     "LD_PRELOAD",
      "CC", "CXX", "CFLAGS", "CXXFLAGS", "LDFLAGS"])
 llvm_config.use_default_substitutions()
 

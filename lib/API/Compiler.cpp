@@ -40,7 +40,8 @@ Function::call(llvm::ArrayRef<TensorView> inputs) const {
   // The program may write into its arguments: it gets dense copies.
   llvm::SmallVector<runtime::HostArray> args;
   for (auto [index, view] : llvm::enumerate(inputs)) {
-    llvm::Expected<runtime::HostArray> array = api::copyToDense(view);
+    llvm::Expected<runtime::HostArray> array =
+        api::copyToDense(view, signature->args[index]);
     if (!array)
       return api::makeError("argument " + llvm::Twine(index) + ": " +
                             llvm::toString(array.takeError()));

@@ -24,7 +24,8 @@ static bool isDenseRowMajor(llvm::ArrayRef<int64_t> shape,
 }
 
 llvm::Expected<runtime::HostArray>
-trellis::api::copyToDense(const TensorView &view) {
+trellis::api::copyToDense(const TensorView &view,
+                          const runtime::BoundaryValue &expected) {
   int64_t rank = view.shape.size();
   if (!view.strides.empty() &&
       static_cast<int64_t>(view.strides.size()) != rank)
@@ -38,6 +39,8 @@ trellis::api::copyToDense(const TensorView &view) {
       runtime::HostArray::create(view.dtype, view.shape);
   if (!array)
     return array.takeError();
+  if (llvm::Error err = runtime::checkBinding(expected, *array))
+    return std::move(err);
   if (array->getNumElements() == 0)
     return array;
   if (!view.data)

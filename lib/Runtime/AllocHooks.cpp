@@ -38,6 +38,13 @@ struct AllocationTable {
   /// zeroing each (~1 ms per 16 MiB), as much as the work on them.
   std::multimap<size_t, void *> cache;
   uint64_t cachedBytes = 0;
+
+  /// Frees the cached blocks at exit: this table holds the only pointers to
+  /// them.
+  ~AllocationTable() {
+    for (auto &entry : cache)
+      std::free(entry.second);
+  }
 };
 
 /// Blocks at least this large are cached; malloc reuses smaller ones well.
