@@ -303,11 +303,13 @@ def NN_ReversibleHalfResidualOp : NN_DiffOp<"reversible_half_residual", [
   let description = [{
     The body region takes the context values as block arguments and yields
     the residual `r = F(ctx...)`, which must have the type of `acc`. The op
-    returns `acc + r` followed by the context values unchanged. Because `F`
+    returns `acc + r` followed by the context values unchanged. When `F`
     does not see `acc`, the input is recoverable from the output:
-    `acc = acc' − F(ctx...)`, which is what the reversible backward pass uses.
-    The body may capture weights from the enclosing function but neither
-    `acc` nor other values of an enclosing reversible body.
+    `acc = acc' − F(ctx...)`, which is what the reversible backward pass of
+    an enclosing `nn.reversible_serial` uses; the serial guarantees it by
+    rejecting any capture of its body's values. Outside a serial the body may
+    capture any value of the enclosing function, `acc` included (the op is
+    then an ordinary residual, differentiated with the captured value live).
 
     Example:
     ```mlir
