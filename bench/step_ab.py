@@ -19,6 +19,7 @@ Models (--only):
   rev8         bench/perf.py's reversible stack step, L = 8 (loop form, SGD)
 
 Usage: bench/step_ab.py --a BIN_DIR_A --b BIN_DIR_B [--a-src DIR] [--b-src DIR]
+                        [--a-flags "--vector-math=false"] [--b-flags ...]
                         [--rounds 7] [--steps 20]
                         [--only normsoftmax,transformer,digits,mlp]
 """
@@ -120,12 +121,13 @@ def models(work, only, srcs):
     return out
 
 
-def run(bin_dir, model, entry, inputs, repeat, trace=False):
+def run(bin_dir, model, entry, inputs, repeat, flags=(), trace=False):
     env = perf.thread_env(1)
     if trace:
         env["TRELLIS_TRACE_ALLOC"] = "1"
     r = subprocess.run([os.path.join(bin_dir, "trellis-run"), model, f"--entry={entry}",
-                        "--stats", f"--repeat={repeat}"] + [f"--input={p}" for p in inputs],
+                        "--stats", f"--repeat={repeat}"] + list(flags)
+                       + [f"--input={p}" for p in inputs],
                        capture_output=True, text=True, env=env)
     if r.returncode != 0:
         sys.exit(f"step_ab.py: {bin_dir}/trellis-run {model} failed:\n{r.stderr}")
@@ -141,23 +143,29 @@ def main():
     p.add_argument("--b", required=True, help="bin directory of build B (after)")
     p.add_argument("--a-src", default=ROOT, help="source tree of A's models")
     p.add_argument("--b-src", default=ROOT, help="source tree of B's models")
+    p.add_argument("--a-flags", default="", help="extra trellis-run flags of A "
+                   "(e.g. --vector-math=false: A/B of a flag with one build)")
+    p.add_argument("--b-flags", default="", help="extra trellis-run flags of B")
     p.add_argument("--rounds", type=int, default=7)
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--only", default="normsoftmax,transformer,digits,mlp")
     a = p.parse_args()
     work = tempfile.mkdtemp(prefix="trellis_ab.")
-    print(f"step_ab.py: A = {a.a} ({a.a_src}), B = {a.b} ({a.b_src}); {a.rounds} "
+    print(f"step_ab.py: A = {a.a} {a.a_flags} ({a.a_src}), B = {a.b} {a.b_flags} "
+          f"({a.b_src}); {a.rounds} "
           f"alternating rounds of {a.steps} steps, 1 thread; medians over rounds "
           f"(min–max)", flush=True)
     rows = []
     bins = {"A": a.a, "B": a.b}
     srcs = {"A": a.a_src, "B": a.b_src}
+    flags = {"A": a.a_flags.split(), "B": a.b_flags.split()}
     for name, entry, paths, inputs in models(work, a.only.split(","), srcs):
         ms = {"A": [], "B": []}
         for k in range(a.rounds):
             for tag in (("A", "B") if k % 2 == 0 else ("B", "A")):
-                ms[tag].append(run(bins[tag], paths[tag], entry, inputs, a.steps)["run_ms"])
-        traced = {tag: run(bins[tag], paths[tag], entry, inputs, 1, trace=True)
+                ms[tag].append(run(bins[tag], paths[tag], entry, inputs, a.steps,
+                                   flags[tag])["run_ms"])
+        traced = {tag: run(bins[tag], paths[tag], entry, inputs, 1, flags[tag], trace=True)
                   for tag in ("A", "B")}
         ratio = [b / x for x, b in zip(ms["A"], ms["B"])]
         rows.append((name, ms, traced, ratio))

@@ -20,14 +20,16 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 
 #include <chrono>
-#include <dlfcn.h>
 #include <cstdlib>
+#include <dlfcn.h>
+#include <link.h>
 
 using namespace trellis::runtime;
 
@@ -218,6 +220,20 @@ JitModule::compileEntries(mlir::ModuleOp module,
     return std::move(err);
   libraries.append(options.sharedLibPaths.begin(),
                    options.sharedLibPaths.end());
+  // Vector math for the vectorizer, if the library is there (it is part of
+  // glibc; without it loops keep scalar libm calls).
+  // The engine wants its path, not its soname.
+  bool vectorMath = false;
+  if (llvm::StringRef mvec = vectorMathLibrary();
+      options.vectorMath && !mvec.empty())
+    if (void *handle = ::dlopen(mvec.str().c_str(), RTLD_LAZY | RTLD_NODELETE)) {
+      struct link_map *map = nullptr;
+      if (::dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name &&
+          *map->l_name) {
+        libraries.push_back(map->l_name);
+        vectorMath = true;
+      }
+    }
   // The libraries stay mapped until the process ends (RTLD_NODELETE: no
   // dlclose unloads them). The engine dlcloses what it loaded when it is
   // destroyed, and LLVM closes its permanent libraries in a static
@@ -241,7 +257,19 @@ JitModule::compileEntries(mlir::ModuleOp module,
   if (!tm)
     return tm.takeError();
   std::function<llvm::Error(llvm::Module *)> transformer =
-      makeJitOptimizer(options.optLevel, tm->get());
+      makeJitOptimizer(options.optLevel, tm->get(), vectorMath);
+  if (!options.dumpLLVMIR.empty())
+    transformer = [optimize = std::move(transformer),
+                   path = options.dumpLLVMIR](llvm::Module *m) -> llvm::Error {
+      if (llvm::Error err = optimize(m))
+        return err;
+      std::error_code ec;
+      llvm::raw_fd_ostream os(path, ec);
+      if (ec)
+        return makeError("cannot write '" + path + "': " + ec.message());
+      m->print(os, nullptr);
+      return llvm::Error::success();
+    };
 
   mlir::ExecutionEngineOptions engineOptions;
   engineOptions.transformer = transformer;

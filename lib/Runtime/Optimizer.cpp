@@ -1,7 +1,7 @@
 //===- Optimizer.cpp - The LLVM pipeline of JIT-compiled code -------------===//
 //
 // mlir::makeOptimizingTransformer with different tuning options (it fixes
-// them all on).
+// them all on) and glibc's vector math library for the vectorizer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,15 +9,65 @@
 
 #include "RuntimeError.h"
 
+#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/OptimizationLevel.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Target/TargetMachine.h"
 
+llvm::StringRef trellis::runtime::vectorMathLibrary() {
+#if defined(__x86_64__) && defined(__GLIBC__)
+  return "libmvec.so.1";
+#else
+  return "";
+#endif
+}
+
+/// Vector variants of the scalar math the lowering emits, in glibc's libmvec
+/// (x86-64 vector function ABI: b = SSE, 4 floats / 2 doubles; d = AVX2, 8 /
+/// 4). LLVM's LIBMVEC preset covers exp, log, pow, sin, cos, tan; tanh,
+/// erf and erfc (GELU) are here, as the intrinsic and as the libm call
+/// convert-math-to-libm makes.
+static void addVectorMath(llvm::TargetLibraryInfoImpl &info,
+                          const llvm::Triple &triple) {
+  info.addVectorizableFunctionsFromVecLib(llvm::VectorLibrary::LIBMVEC,
+                                          triple);
+  static const struct {
+    const char *scalar, *vector4, *vector8;
+  } f32[] = {{"tanhf", "_ZGVbN4v_tanhf", "_ZGVdN8v_tanhf"},
+             {"llvm.tanh.f32", "_ZGVbN4v_tanhf", "_ZGVdN8v_tanhf"},
+             {"erff", "_ZGVbN4v_erff", "_ZGVdN8v_erff"},
+             {"erfcf", "_ZGVbN4v_erfcf", "_ZGVdN8v_erfcf"}},
+    f64[] = {{"tanh", "_ZGVbN2v_tanh", "_ZGVdN4v_tanh"},
+             {"llvm.tanh.f64", "_ZGVbN2v_tanh", "_ZGVdN4v_tanh"},
+             {"erf", "_ZGVbN2v_erf", "_ZGVdN4v_erf"},
+             {"erfc", "_ZGVbN2v_erfc", "_ZGVdN4v_erfc"}};
+  llvm::SmallVector<llvm::VecDesc> descs;
+  auto add = [&](const char *scalar, const char *vector, unsigned lanes) {
+    descs.emplace_back(scalar, vector, llvm::ElementCount::getFixed(lanes),
+                       /*Masked=*/false,
+                       lanes == 2   ? "_ZGV_LLVM_N2v"
+                       : lanes == 4 ? "_ZGV_LLVM_N4v"
+                                    : "_ZGV_LLVM_N8v",
+                       std::nullopt);
+  };
+  for (const auto &f : f32) {
+    add(f.scalar, f.vector4, 4);
+    add(f.scalar, f.vector8, 8);
+  }
+  for (const auto &f : f64) {
+    add(f.scalar, f.vector4, 2);
+    add(f.scalar, f.vector8, 4);
+  }
+  info.addVectorizableFunctions(descs);
+}
+
 std::function<llvm::Error(llvm::Module *)>
 trellis::runtime::makeJitOptimizer(unsigned optLevel,
-                                   llvm::TargetMachine *targetMachine) {
-  return [optLevel, targetMachine](llvm::Module *module) -> llvm::Error {
+                                   llvm::TargetMachine *targetMachine,
+                                   bool vectorMath) {
+  return [optLevel, targetMachine,
+          vectorMath](llvm::Module *module) -> llvm::Error {
     static const llvm::OptimizationLevel levels[] = {
         llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1,
         llvm::OptimizationLevel::O2, llvm::OptimizationLevel::O3};
@@ -33,6 +83,14 @@ trellis::runtime::makeJitOptimizer(unsigned optLevel,
     tuning.LoopVectorization = true;
     tuning.SLPVectorization = true;
     llvm::PassBuilder builder(targetMachine, tuning);
+    if (vectorMath) {
+      // Registered before the defaults, which then keep this one.
+      llvm::TargetLibraryInfoImpl libraryInfo(targetMachine->getTargetTriple());
+      addVectorMath(libraryInfo, targetMachine->getTargetTriple());
+      fam.registerPass([info = std::move(libraryInfo)] {
+        return llvm::TargetLibraryAnalysis(info);
+      });
+    }
     builder.registerModuleAnalyses(mam);
     builder.registerCGSCCAnalyses(cgam);
     builder.registerFunctionAnalyses(fam);

@@ -3,6 +3,7 @@
 #ifndef TRELLIS_LIB_RUNTIME_OPTIMIZER_H
 #define TRELLIS_LIB_RUNTIME_OPTIMIZER_H
 
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <functional>
@@ -26,8 +27,19 @@ namespace trellis::runtime {
 /// interleaves; unrolling them on top tripled the IR and took a third of the
 /// optimizer's time and of code generation (a reversible stack step:
 /// 1.55 s -> 1.0 s of LLVM, docs/performance.md) for no measurable speed.
+///
+/// With `vectorMath`, the vectorizer may turn calls of exp, log, tanh, erf,
+/// erfc (f32 and f64) in loops into calls of their vector variants in glibc's
+/// libmvec (`vectorMathLibrary()`, which the JIT must then load): softmax,
+/// cross-entropy and GELU loops run 4-8 lanes at a time instead of one
+/// scalar libm call per element (docs/performance.md).
 std::function<llvm::Error(llvm::Module *)>
-makeJitOptimizer(unsigned optLevel, llvm::TargetMachine *targetMachine);
+makeJitOptimizer(unsigned optLevel, llvm::TargetMachine *targetMachine,
+                 bool vectorMath);
+
+/// The shared library of vector math functions for this host ("" if none
+/// is known): glibc's libmvec on x86-64.
+llvm::StringRef vectorMathLibrary();
 
 } // namespace trellis::runtime
 

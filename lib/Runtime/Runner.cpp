@@ -143,6 +143,8 @@ llvm::Error trellis::runtime::runTrellisRun(const RunnerOptions &options,
   JitOptions jitOptions;
   jitOptions.optLevel = options.optLevel;
   jitOptions.lowering = options.lowering;
+  jitOptions.dumpLLVMIR = options.dumpLLVMIR;
+  jitOptions.vectorMath = options.vectorMath;
   llvm::Expected<std::unique_ptr<JitModule>> jit =
       JitModule::compile(**module, options.entry, jitOptions);
   if (!jit)

@@ -64,6 +64,16 @@ struct CommandLine {
                "with one line naming the ranks (also "
                "TRELLIS_CHECK_COLLECTIVES=1)"),
       cl::cat(category)};
+  cl::opt<bool> vectorMath{
+      "vector-math",
+      cl::desc("Vectorize exp, log, tanh, erf in loops with glibc's libmvec "
+               "(within 4 ulp; =false: scalar libm calls, correctly rounded "
+               "exp and log)"),
+      cl::init(true), cl::cat(category)};
+  cl::opt<std::string> dumpLLVMIR{
+      "dump-llvm-ir",
+      cl::desc("Write the optimized LLVM IR that the JIT compiles to FILE"),
+      cl::value_desc("file"), cl::cat(category)};
   cl::opt<std::string> memoryLimit{
       "memory-limit",
       cl::desc("Cap on the live tensor bytes of the program, e.g. 4G or "
@@ -97,6 +107,8 @@ int main(int argc, char **argv) {
   options.lowering.attentionChunk = commandLine.attentionChunk;
   options.lowering.checkCollectives = commandLine.checkCollectives;
   options.memoryLimit = commandLine.memoryLimit;
+  options.dumpLLVMIR = commandLine.dumpLLVMIR;
+  options.vectorMath = commandLine.vectorMath;
 
   return trellis::runtime::finishTool(
       "trellis-run", trellis::runtime::runTrellisRun(options, llvm::outs()));

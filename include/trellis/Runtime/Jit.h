@@ -43,6 +43,14 @@ struct JitOptions {
   /// `lowering.checkCollectives` is also on when the environment variable
   /// TRELLIS_CHECK_COLLECTIVES is set to anything but "" or "0".
   LowerToLLVMOptions lowering;
+  /// Let the vectorizer call glibc's vector math (libmvec) for exp, log,
+  /// tanh, erf, erfc in loops: within 4 ulp like libm, but not bit-identical
+  /// to libm's correctly rounded exp and log.
+  bool vectorMath = true;
+  /// If not empty, the optimized LLVM IR is written to this file (what the
+  /// code generator compiles: to see what was vectorized and which library
+  /// functions are called).
+  std::string dumpLLVMIR;
 };
 
 /// Returns true if TRELLIS_CHECK_COLLECTIVES asks for collective agreement

@@ -45,6 +45,10 @@ struct RunnerOptions {
   unsigned optLevel = 3;
   /// Options of the lowering (`--attention-chunk`, `--check-collectives`).
   LowerToLLVMOptions lowering;
+  /// Vectorized exp/log/tanh/erf through libmvec (`--vector-math`).
+  bool vectorMath = true;
+  /// Write the optimized LLVM IR here (`--dump-llvm-ir`; JitOptions).
+  std::string dumpLLVMIR;
   /// Cap on live tensor bytes (`--memory-limit`, e.g. "4G"); empty: the
   /// TRELLIS_MEMORY_LIMIT environment variable, else none.
   std::string memoryLimit;
