@@ -27,6 +27,24 @@ Value mulF(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::MulFOp::create(b, loc, x, y);
 }
 
+Value addIntoSlice(OpBuilder &b, Location loc, Value acc, Value update,
+                   ArrayRef<OpFoldResult> offsets, ArrayRef<OpFoldResult> sizes,
+                   ArrayRef<OpFoldResult> strides) {
+  auto sliceType = cast<RankedTensorType>(update.getType());
+  Value current = tensor::ExtractSliceOp::create(b, loc, sliceType, acc,
+                                                 offsets, sizes, strides);
+  unsigned rank = sliceType.getRank();
+  AffineMap id = identity(b.getContext(), rank);
+  SmallVector<utils::IteratorType> parallel(rank,
+                                            utils::IteratorType::parallel);
+  Value sum = buildGeneric(b, loc, update, id, current, id, parallel,
+                           [](OpBuilder &nb, Location l, ValueRange args) {
+                             return addF(nb, l, args[1], args[0]);
+                           });
+  return tensor::InsertSliceOp::create(b, loc, sum, acc, offsets, sizes,
+                                       strides);
+}
+
 Value floatConst(OpBuilder &b, Location loc, Type type, double value) {
   return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
 }

@@ -61,6 +61,16 @@ mlir::Value buildGeneric(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Value init, mlir::AffineMap initMap,
                          llvm::ArrayRef<mlir::utils::IteratorType> iterators,
                          ScalarFn body);
+/// `acc` with `update` added into its slice at `offsets`/`sizes`/`strides`
+/// (update has the slice's type): the slice is the output of a generic that
+/// reads it, so bufferization adds in place into the accumulator's buffer
+/// (an addf on the extracted slice would get a buffer of its own and be
+/// copied back).
+mlir::Value addIntoSlice(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value acc, mlir::Value update,
+                         llvm::ArrayRef<mlir::OpFoldResult> offsets,
+                         llvm::ArrayRef<mlir::OpFoldResult> sizes,
+                         llvm::ArrayRef<mlir::OpFoldResult> strides);
 /// An elementwise generic producing `type`; inputs are read through `maps`
 /// (identity for same-shaped operands, projections for broadcasts).
 mlir::Value buildMap(mlir::OpBuilder &b, mlir::Location loc,

@@ -238,14 +238,8 @@ LogicalResult reverseInvertibleLoop(scf::ForOp op, InvertibleOpInterface step,
       continue;
     }
     Value &acc = accumulators[pos - captured.begin()];
-    Value current = tensor::ExtractSliceOp::create(
-        nb, loc, slice.getType(), acc, slice.getMixedOffsets(),
-        slice.getMixedSizes(), slice.getMixedStrides());
-    Value sum = arith::AddFOp::create(nb, loc, current, cotangent);
-    acc = tensor::InsertSliceOp::create(nb, loc, sum, acc,
-                                        slice.getMixedOffsets(),
-                                        slice.getMixedSizes(),
-                                        slice.getMixedStrides());
+    acc = addIntoSlice(nb, loc, acc, cotangent, slice.getMixedOffsets(),
+                       slice.getMixedSizes(), slice.getMixedStrides());
   }
   if (failed(sweep.reverse(nb, others)))
     return failure();

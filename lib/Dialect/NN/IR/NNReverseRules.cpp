@@ -321,12 +321,8 @@ LogicalResult EmbeddingOp::buildReverse(OpBuilder &b, ReverseContext &,
             nb, l, rowType, dy2, ArrayRef<OpFoldResult>{p, nb.getIndexAttr(0)},
             sizes, strides);
         SmallVector<OpFoldResult> at{r, nb.getIndexAttr(0)};
-        Value cur = tensor::ExtractSliceOp::create(nb, l, rowType, iter[0], at,
-                                                   sizes, strides);
-        Value upd = addF(nb, l, cur, dyRow);
-        Value next = tensor::InsertSliceOp::create(nb, l, upd, iter[0], at,
-                                                   sizes, strides);
-        scf::YieldOp::create(nb, l, next);
+        scf::YieldOp::create(
+            nb, l, addIntoSlice(nb, l, iter[0], dyRow, at, sizes, strides));
       });
   d.assign({Value(), loop.getResult(0)});
   return success();
