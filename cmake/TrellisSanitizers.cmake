@@ -10,6 +10,12 @@
 #                            instrumentation (-fsanitize=fuzzer-no-link) to the
 #                            libraries so the fuzzer is guided through Trellis
 #                            code, and keeps assert() alive (-UNDEBUG).
+# TRELLIS_FUZZ_SANITIZERS    In a fuzzer build, the sanitizers of every Trellis
+#                            target: "address;undefined" (default) or
+#                            "undefined" (scripts/fuzz.sh --ci: no ASan
+#                            allocator, more executions per second in a short
+#                            run). npy_fuzzer always adds ASan
+#                            (fuzz/CMakeLists.txt).
 
 option(TRELLIS_ENABLE_SANITIZERS
   "Build Trellis with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
@@ -24,6 +30,8 @@ if(TRELLIS_ENABLE_FUZZERS)
   endif()
   set(TRELLIS_ENABLE_SANITIZERS ON)
 endif()
+set(TRELLIS_FUZZ_SANITIZERS "address;undefined" CACHE STRING
+  "Sanitizers of the Trellis targets in a fuzzer build (address;undefined or undefined)")
 
 if(NOT TRELLIS_ENABLE_SANITIZERS)
   return()
@@ -34,9 +42,15 @@ endif()
 # function (clang): an indirect call into JIT-compiled code would read the
 # bytes before the callee, which may not be mapped.
 # (One flag per sanitizer: no commas inside the generator expressions below.)
-set(TRELLIS_SANITIZER_FLAGS
-  -fsanitize=address
-  -fsanitize=undefined
+set(TRELLIS_SANITIZERS address undefined)
+if(TRELLIS_ENABLE_FUZZERS)
+  set(TRELLIS_SANITIZERS ${TRELLIS_FUZZ_SANITIZERS})
+endif()
+set(TRELLIS_SANITIZER_FLAGS)
+foreach(sanitizer IN LISTS TRELLIS_SANITIZERS)
+  list(APPEND TRELLIS_SANITIZER_FLAGS -fsanitize=${sanitizer})
+endforeach()
+list(APPEND TRELLIS_SANITIZER_FLAGS
   -fno-sanitize=vptr
   -fno-sanitize-recover=all
   -fno-omit-frame-pointer)

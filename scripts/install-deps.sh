@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs every package Trellis needs to build, test and run, by Debian package name.
 # Idempotent: packages already present are skipped, so re-running costs one dpkg query.
+# Usage: scripts/install-deps.sh [PACKAGE...]   (extra packages, e.g. the
+# clang-22 and libclang-rt-22-dev of scripts/fuzz.sh --ci)
 set -euo pipefail
 
 PACKAGES=(
@@ -23,6 +25,7 @@ PACKAGES=(
   # The 8x8 digits dataset of examples/digits (sklearn/datasets/data/digits.csv.gz).
   python3-sklearn
 )
+PACKAGES+=("$@")
 
 missing=()
 for p in "${PACKAGES[@]}"; do
