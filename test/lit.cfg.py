@@ -2,7 +2,8 @@
 """lit configuration of the Trellis test suite.
 
 Features: `numpy` (Debian's /usr/bin/python3 with NumPy, for the references of
-the integration tests) and `mpi` (mpirun on PATH).
+the integration tests), `mpi` (mpirun on PATH), and `asan` / `ubsan` in a
+sanitizer build (scripts/sanitize.sh, docs/reliability-sanitizers.md).
 """
 
 import os
@@ -24,7 +25,7 @@ llvm_config.with_system_environment(["HOME", "TMPDIR"])
 # compiler and flags with which tests build programs against Trellis.
 llvm_config.with_system_environment(
     ["ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS",
-     "LD_PRELOAD",
+     "LD_PRELOAD", "TRELLIS_ALLOC_CACHE_MB",
      "CC", "CXX", "CFLAGS", "CXXFLAGS", "LDFLAGS"])
 llvm_config.use_default_substitutions()
 
@@ -39,6 +40,14 @@ if subprocess.call([python, "-c", "import numpy"],
     config.available_features.add("numpy")
 if shutil.which("mpirun"):
     config.available_features.add("mpi")
+# Sanitizer builds. A test marked `UNSUPPORTED: asan` says why in a comment:
+# only a test whose assertions measure the process (wall-clock bounds,
+# memory) rather than its results, which the instrumented build changes.
+sanitizers = set(getattr(config, "trellis_sanitizers", "").split(";"))
+if "address" in sanitizers:
+    config.available_features.add("asan")
+if "undefined" in sanitizers:
+    config.available_features.add("ubsan")
 config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
 config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
 config.environment["PYTHONPATH"] = os.path.join(config.trellis_src_root, "test", "lib")

@@ -6,6 +6,7 @@
 
 #include "llvm/ADT/SmallVector.h"
 
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,7 +42,13 @@ static TrellisStatus fail(const char *message) {
   return TRELLIS_FAILURE;
 }
 
-static std::optional<DType> toDType(TrellisDType dtype) {
+/// The dtype of a view filled in by a C caller. In C any int is a valid
+/// TrellisDType, in C++ only 0-7 (the bits of its enumerators): loading 9 as
+/// the enum would be undefined, so the field is read as the int C stored.
+static std::optional<DType> toDType(const TrellisTensorView &view) {
+  int dtype;
+  static_assert(sizeof(dtype) == sizeof(view.dtype));
+  std::memcpy(&dtype, &view.dtype, sizeof(dtype));
   switch (dtype) {
   case TRELLIS_F32:
     return DType::F32;
@@ -155,7 +162,7 @@ TrellisStatus trellisFunctionCall(TrellisFunction function,
   llvm::SmallVector<TensorView> views;
   for (size_t i = 0; i < numInputs; ++i) {
     const TrellisTensorView &input = inputs[i];
-    std::optional<DType> dtype = toDType(input.dtype);
+    std::optional<DType> dtype = toDType(input);
     if (!dtype || input.rank < 0 || (input.rank > 0 && !input.shape)) {
       lastError = "argument " + std::to_string(i) +
                   ": invalid view (dtype, rank or shape)";

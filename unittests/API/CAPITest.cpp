@@ -49,8 +49,12 @@ TEST(CAPI, RoundTrip) {
   EXPECT_EQ(values[2], 6);
 
   // Failures leave a message and touch no output.
-  TrellisTensorView bad = {static_cast<TrellisDType>(9), 1, shape, nullptr,
-                           data};
+  // A dtype no enumerator has, stored as a C caller may (C++ forbids the
+  // value 9 in this enum, so it is written as an int).
+  TrellisTensorView bad = {TRELLIS_F32, 1, shape, nullptr, data};
+  int invalidDType = 9;
+  static_assert(sizeof(invalidDType) == sizeof(bad.dtype));
+  std::memcpy(&bad.dtype, &invalidDType, sizeof(invalidDType));
   TrellisTensor unused = nullptr;
   EXPECT_EQ(trellisFunctionCall(function, &bad, 1, &unused), TRELLIS_FAILURE);
   EXPECT_EQ(std::string(trellisGetLastError()),
