@@ -84,3 +84,23 @@ endforeach()
 string(REPLACE "-Wl,-z,defs" "" CMAKE_SHARED_LINKER_FLAGS
   "${CMAKE_SHARED_LINKER_FLAGS}")
 message(STATUS "Trellis: sanitizers on (${TRELLIS_SANITIZER_COMPILE_FLAGS})")
+
+# Built into every sanitized executable, so that a tool run bare (under
+# mpirun, by the CLI contract check) behaves as under scripts/sanitize.sh:
+# dlclose does nothing (scripts/sanitizers/keep_loaded.c: Open MPI's
+# components stay mapped, so leak stacks name them) and the LSan
+# suppressions of scripts/sanitizers/lsan.supp apply
+# (__lsan_default_suppressions, the runtime's hook).
+file(STRINGS "${PROJECT_SOURCE_DIR}/scripts/sanitizers/lsan.supp"
+  _trellis_lsan_suppressions REGEX "^leak:")
+list(JOIN _trellis_lsan_suppressions "\\n" _trellis_lsan_suppressions)
+set(_trellis_sanitizer_defaults "${CMAKE_BINARY_DIR}/sanitizer_defaults.c")
+file(WRITE "${_trellis_sanitizer_defaults}"
+  "#include \"${PROJECT_SOURCE_DIR}/scripts/sanitizers/keep_loaded.c\"\n"
+  "const char *__lsan_default_suppressions(void) {\n"
+  "  return \"${_trellis_lsan_suppressions}\\n\";\n}\n")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+  "${PROJECT_SOURCE_DIR}/scripts/sanitizers/lsan.supp")
+add_library(TrellisSanitizerDefaults OBJECT "${_trellis_sanitizer_defaults}")
+link_libraries(
+  "$<$<STREQUAL:$<TARGET_PROPERTY:TYPE>,EXECUTABLE>:TrellisSanitizerDefaults>")
