@@ -284,7 +284,11 @@ class Swap(Stmt):
                  f"{self.a.t}, {self.b.t}", "sw")
 
 
-class Serial(Stmt):
+class RegionOp(Stmt):
+    """An op with one region over its inputs (reversible_serial,
+    checkpoint); plain mode inlines the region."""
+    terminator = ""
+
     def __init__(self, inputs, body, outs):
         self.inputs, self.body, self.outs = list(inputs), body, outs
 
@@ -294,32 +298,31 @@ class Serial(Stmt):
     def blocks(self):
         return [self.body]
 
+    def header(self, r):
+        raise NotImplementedError
+
     def render(self, r):
         if r.mode == "plain":
             r.inline(self.body, self.inputs, self.outs)
             return
+        self.header(r)
+        r.region(self.body, self.terminator)
+
+
+class Serial(RegionOp):
+    terminator = "nn.yield"
+
+    def header(self, r):
         r.define(self.outs, f"nn.reversible_serial {names(r, self.inputs)} : "
                  f"{types(self.inputs)} {{", "rs")
-        r.region(self.body, "nn.yield")
 
 
-class Checkpoint(Stmt):
-    def __init__(self, inputs, body, outs):
-        self.inputs, self.body, self.outs = list(inputs), body, outs
+class Checkpoint(RegionOp):
+    terminator = "ad.yield"
 
-    def operands(self):
-        return self.inputs
-
-    def blocks(self):
-        return [self.body]
-
-    def render(self, r):
-        if r.mode == "plain":
-            r.inline(self.body, self.inputs, self.outs)
-            return
+    def header(self, r):
         r.define(self.outs, f"ad.checkpoint {names(r, self.inputs)} : "
                  f"{types(self.inputs)} -> {types(self.outs)} {{", "ck")
-        r.region(self.body, "ad.yield")
 
 
 class Loop(Stmt):
