@@ -29,7 +29,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <dlfcn.h>
-#include <link.h>
 
 using namespace trellis::runtime;
 
@@ -222,18 +221,10 @@ JitModule::compileEntries(mlir::ModuleOp module,
                    options.sharedLibPaths.end());
   // Vector math for the vectorizer, if the library is there (it is part of
   // glibc; without it loops keep scalar libm calls).
-  // The engine wants its path, not its soname.
-  bool vectorMath = false;
-  if (llvm::StringRef mvec = vectorMathLibrary();
-      options.vectorMath && !mvec.empty())
-    if (void *handle = ::dlopen(mvec.str().c_str(), RTLD_LAZY | RTLD_NODELETE)) {
-      struct link_map *map = nullptr;
-      if (::dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name &&
-          *map->l_name) {
-        libraries.push_back(map->l_name);
-        vectorMath = true;
-      }
-    }
+  llvm::StringRef mvec = vectorMathLibraryPath();
+  bool vectorMath = options.vectorMath && !mvec.empty();
+  if (vectorMath)
+    libraries.push_back(mvec.str());
   // The libraries stay mapped until the process ends (RTLD_NODELETE: no
   // dlclose unloads them). The engine dlcloses what it loaded when it is
   // destroyed, and LLVM closes its permanent libraries in a static

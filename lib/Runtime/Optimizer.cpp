@@ -15,12 +15,23 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Target/TargetMachine.h"
 
-llvm::StringRef trellis::runtime::vectorMathLibrary() {
+#include <dlfcn.h>
+#include <link.h>
+#include <string>
+
+llvm::StringRef trellis::runtime::vectorMathLibraryPath() {
+  // Resolved once per process: the engine wants a path, not a soname.
+  static const std::string path = [] {
 #if defined(__x86_64__) && defined(__GLIBC__)
-  return "libmvec.so.1";
-#else
-  return "";
+    struct link_map *map = nullptr;
+    void *handle = ::dlopen("libmvec.so.1", RTLD_LAZY | RTLD_NODELETE);
+    if (handle && ::dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map &&
+        map->l_name)
+      return std::string(map->l_name);
 #endif
+    return std::string();
+  }();
+  return path;
 }
 
 /// Vector variants of the scalar math the lowering emits, in glibc's libmvec

@@ -30,16 +30,16 @@ namespace trellis::runtime {
 ///
 /// With `vectorMath`, the vectorizer may turn calls of exp, log, tanh, erf,
 /// erfc (f32 and f64) in loops into calls of their vector variants in glibc's
-/// libmvec (`vectorMathLibrary()`, which the JIT must then load): softmax,
+/// libmvec (`vectorMathLibraryPath()`, which the JIT must then load): softmax,
 /// cross-entropy and GELU loops run 4-8 lanes at a time instead of one
 /// scalar libm call per element (docs/performance.md).
 std::function<llvm::Error(llvm::Module *)>
 makeJitOptimizer(unsigned optLevel, llvm::TargetMachine *targetMachine,
                  bool vectorMath);
 
-/// The shared library of vector math functions for this host ("" if none
-/// is known): glibc's libmvec on x86-64.
-llvm::StringRef vectorMathLibrary();
+/// The path of the shared library of vector math functions for this host
+/// ("" if there is none): glibc's libmvec on x86-64, resolved once.
+llvm::StringRef vectorMathLibraryPath();
 
 } // namespace trellis::runtime
 
