@@ -161,27 +161,32 @@ def main():
     flags = {"A": a.a_flags.split(), "B": a.b_flags.split()}
     for name, entry, paths, inputs in models(work, a.only.split(","), srcs):
         ms = {"A": [], "B": []}
+        compile_ms = {"A": [], "B": []}
         for k in range(a.rounds):
             for tag in (("A", "B") if k % 2 == 0 else ("B", "A")):
-                ms[tag].append(run(bins[tag], paths[tag], entry, inputs, a.steps,
-                                   flags[tag])["run_ms"])
+                stats = run(bins[tag], paths[tag], entry, inputs, a.steps, flags[tag])
+                ms[tag].append(stats["run_ms"])
+                compile_ms[tag].append(stats["compile_ms"])
         traced = {tag: run(bins[tag], paths[tag], entry, inputs, 1, flags[tag], trace=True)
                   for tag in ("A", "B")}
         ratio = [b / x for x, b in zip(ms["A"], ms["B"])]
-        rows.append((name, ms, traced, ratio))
+        compiled = {tag: statistics.median(compile_ms[tag]) for tag in ("A", "B")}
+        rows.append((name, ms, traced, ratio, compiled))
         print(f"{name}: A {perf.fmt(ms['A'])} ms, B {perf.fmt(ms['B'])} ms, "
               f"B/A {perf.fmt(ratio)}; peak MiB A {traced['A']['peak_tensor_bytes'] / 2**20:.2f} "
               f"B {traced['B']['peak_tensor_bytes'] / 2**20:.2f}; allocations/call "
-              f"A {traced['A']['allocs']} B {traced['B']['allocs']}", flush=True)
+              f"A {traced['A']['allocs']} B {traced['B']['allocs']}; compile ms "
+              f"A {compiled['A']:.0f} B {compiled['B']:.0f}", flush=True)
     print()
     print(f"{'step':<12} {'A ms':<22} {'B ms':<22} {'B/A (per round)':<22} "
-          f"{'peak MiB A→B':<16} allocs/call A→B")
-    for name, ms, traced, ratio in rows:
+          f"{'peak MiB A→B':<16} {'allocs/call A→B':<16} compile ms A→B")
+    for name, ms, traced, ratio, compiled in rows:
         peak = (f"{traced['A']['peak_tensor_bytes'] / 2**20:.1f}→"
                 f"{traced['B']['peak_tensor_bytes'] / 2**20:.1f}")
         print(f"{name:<12} {perf.fmt(ms['A']):<22} {perf.fmt(ms['B']):<22} "
               f"{perf.fmt(ratio):<22} {peak:<16} "
-              f"{traced['A']['allocs']}→{traced['B']['allocs']}")
+              f"{traced['A']['allocs']}→{traced['B']['allocs']:<10} "
+              f"{compiled['A']:.0f}→{compiled['B']:.0f}")
     shutil.rmtree(work, ignore_errors=True)
 
 

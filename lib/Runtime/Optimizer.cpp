@@ -9,11 +9,17 @@
 
 #include "RuntimeError.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Analysis/AssumptionCache.h"
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/OptimizationLevel.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/Utils/CodeExtractor.h"
+#include "llvm/Transforms/Utils/LoopSimplify.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -73,12 +79,65 @@ static void addVectorMath(llvm::TargetLibraryInfoImpl &info,
   info.addVectorizableFunctions(descs);
 }
 
+/// The loops to outline of a function with too many: its top-level loops,
+/// or, while there is only one, that one's children (a function that is one
+/// loop — an outlined one, or a differentiated scan — keeps it and gives its
+/// body's loops functions of their own).
+static llvm::SmallVector<llvm::Loop *> loopsToOutline(llvm::LoopInfo &loops) {
+  llvm::SmallVector<llvm::Loop *> level(loops.begin(), loops.end());
+  while (level.size() == 1 && !level.front()->isInnermost())
+    level.assign(level.front()->begin(), level.front()->end());
+  return level.size() > 1 ? level : llvm::SmallVector<llvm::Loop *>();
+}
+
+unsigned trellis::runtime::outlineLoopsOfLargeFunctions(llvm::Module &module,
+                                                        unsigned maxLoops) {
+  llvm::SmallVector<llvm::Function *> worklist;
+  for (llvm::Function &function : module)
+    if (!function.isDeclaration())
+      worklist.push_back(&function);
+  unsigned outlined = 0;
+  while (!worklist.empty()) {
+    llvm::Function *function = worklist.pop_back_val();
+    llvm::DominatorTree dominators(*function);
+    llvm::LoopInfo loops(dominators);
+    if (loops.getLoopsInPreorder().size() <= maxLoops)
+      continue;
+    llvm::SmallVector<llvm::Loop *> candidates = loopsToOutline(loops);
+    llvm::AssumptionCache assumptions(*function);
+    // A preheader of its own keeps the code before each loop out of its
+    // region. All loops first: the cache below must see the final blocks.
+    for (llvm::Loop *loop : candidates)
+      llvm::simplifyLoop(loop, &dominators, &loops, /*SE=*/nullptr,
+                         &assumptions, /*MSSAU=*/nullptr,
+                         /*PreserveLCSSA=*/false);
+    llvm::CodeExtractorAnalysisCache cache(*function);
+    for (llvm::Loop *loop : candidates) {
+      llvm::CodeExtractor extractor(
+          loop->getBlocks(), &dominators, /*AggregateArgs=*/false,
+          /*BFI=*/nullptr, /*BPI=*/nullptr, &assumptions,
+          /*AllowVarArgs=*/false, /*AllowAlloca=*/false,
+          /*AllocationBlock=*/nullptr, /*Suffix=*/"loop");
+      if (!extractor.isEligible())
+        continue;
+      llvm::Function *loopFunction = extractor.extractCodeRegion(cache);
+      if (!loopFunction)
+        continue;
+      loopFunction->addFnAttr(llvm::Attribute::NoInline);
+      // It may have too many loops itself (a loop around a whole layer).
+      worklist.push_back(loopFunction);
+      ++outlined;
+    }
+  }
+  return outlined;
+}
+
 std::function<llvm::Error(llvm::Module *)>
 trellis::runtime::makeJitOptimizer(unsigned optLevel,
                                    llvm::TargetMachine *targetMachine,
-                                   bool vectorMath) {
-  return [optLevel, targetMachine,
-          vectorMath](llvm::Module *module) -> llvm::Error {
+                                   bool vectorMath, bool outlineLoops) {
+  return [optLevel, targetMachine, vectorMath,
+          outlineLoops](llvm::Module *module) -> llvm::Error {
     static const llvm::OptimizationLevel levels[] = {
         llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1,
         llvm::OptimizationLevel::O2, llvm::OptimizationLevel::O3};
@@ -124,6 +183,8 @@ trellis::runtime::makeJitOptimizer(unsigned optLevel,
         }
       passes = builder.buildO0DefaultPipeline(llvm::OptimizationLevel::O0);
     } else {
+      if (outlineLoops)
+        outlineLoopsOfLargeFunctions(*module, kMaxLoopsPerFunction);
       passes = builder.buildPerModuleDefaultPipeline(levels[optLevel]);
     }
     passes.run(*module, mam);

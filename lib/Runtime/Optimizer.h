@@ -28,6 +28,10 @@ namespace trellis::runtime {
 /// optimizer's time and of code generation (a reversible stack step:
 /// 1.55 s -> 1.0 s of LLVM, docs/performance.md) for no measurable speed.
 ///
+/// With `outlineLoops`, at 1-3, functions with more than kMaxLoopsPerFunction
+/// top-level loops have their loops outlined first
+/// (outlineLoopsOfLargeFunctions).
+///
 /// With `vectorMath`, the vectorizer may turn calls of exp, log, tanh, erf,
 /// erfc (f32 and f64) in loops into calls of their vector variants in glibc's
 /// libmvec (`vectorMathLibraryPath()`, which the JIT must then load): softmax,
@@ -35,7 +39,29 @@ namespace trellis::runtime {
 /// scalar libm call per element (docs/performance.md).
 std::function<llvm::Error(llvm::Module *)>
 makeJitOptimizer(unsigned optLevel, llvm::TargetMachine *targetMachine,
-                 bool vectorMath);
+                 bool vectorMath, bool outlineLoops);
+
+/// Above this many loops (at any depth) in one function, the optimizer first
+/// gives its loops functions of their own (outlineLoopsOfLargeFunctions).
+inline constexpr unsigned kMaxLoopsPerFunction = 64;
+
+/// Moves the loops of each function of `module` that has more than
+/// `maxLoops` loops into new `noinline` functions (LLVM's CodeExtractor):
+/// its top-level loops, or, if it is one loop, that loop's children; then
+/// the same for every new function. Returns how many loops it moved.
+///
+/// Why: scalar evolution's loop-guard queries walk from a loop's preheader
+/// back through every earlier loop of the function (each loop header's
+/// predecessor is the previous loop's exit), so IndVarSimplify and the
+/// passes around it take time quadratic in the number of sequential loops.
+/// A differentiated model inlined into one entry function has hundreds
+/// (the Transformer stack of bench/long_attention.py at depth 4: 346 loops,
+/// and 10 of `opt -O3`'s 14 s in IndVarSimplify; 2 s once outlined,
+/// docs/performance.md). Outlined, each loop is optimized alone; the call
+/// costs little next to a loop nest, and little is lost across loops: LLVM
+/// does not fuse loops, and the buffers come from opaque allocation calls
+/// either way.
+unsigned outlineLoopsOfLargeFunctions(llvm::Module &module, unsigned maxLoops);
 
 /// The path of the shared library of vector math functions for this host
 /// ("" if there is none): glibc's libmvec on x86-64, resolved once.

@@ -145,6 +145,7 @@ llvm::Error trellis::runtime::runTrellisRun(const RunnerOptions &options,
   jitOptions.lowering = options.lowering;
   jitOptions.dumpLLVMIR = options.dumpLLVMIR;
   jitOptions.vectorMath = options.vectorMath;
+  jitOptions.outlineLoops = options.outlineLoops;
   llvm::Expected<std::unique_ptr<JitModule>> jit =
       JitModule::compile(**module, options.entry, jitOptions);
   if (!jit)

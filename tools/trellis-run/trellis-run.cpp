@@ -70,6 +70,12 @@ struct CommandLine {
                "(within 4 ulp; =false: scalar libm calls, correctly rounded "
                "exp and log)"),
       cl::init(true), cl::cat(category)};
+  cl::opt<bool> outlineLoops{
+      "outline-loops",
+      cl::desc("Give each loop of a function with more than 64 of them a "
+               "function of its own before LLVM optimizes it (its loop "
+               "analyses take quadratic time in the number of loops)"),
+      cl::init(true), cl::cat(category)};
   cl::opt<std::string> dumpLLVMIR{
       "dump-llvm-ir",
       cl::desc("Write the optimized LLVM IR that the JIT compiles to FILE"),
@@ -109,6 +115,7 @@ int main(int argc, char **argv) {
   options.memoryLimit = commandLine.memoryLimit;
   options.dumpLLVMIR = commandLine.dumpLLVMIR;
   options.vectorMath = commandLine.vectorMath;
+  options.outlineLoops = commandLine.outlineLoops;
 
   return trellis::runtime::finishTool(
       "trellis-run", trellis::runtime::runTrellisRun(options, llvm::outs()));

@@ -47,6 +47,10 @@ struct JitOptions {
   /// tanh, erf, erfc in loops: within 4 ulp like libm, but not bit-identical
   /// to libm's correctly rounded exp and log.
   bool vectorMath = true;
+  /// Move each loop of a function with very many of them into a function of
+  /// its own before optimizing (LLVM's loop analyses take time quadratic in
+  /// the number of sequential loops of a function; docs/performance.md).
+  bool outlineLoops = true;
   /// If not empty, the optimized LLVM IR is written to this file (what the
   /// code generator compiles: to see what was vectorized and which library
   /// functions are called).

@@ -47,6 +47,8 @@ struct RunnerOptions {
   LowerToLLVMOptions lowering;
   /// Vectorized exp/log/tanh/erf through libmvec (`--vector-math`).
   bool vectorMath = true;
+  /// Outline the loops of very large functions (`--outline-loops`).
+  bool outlineLoops = true;
   /// Write the optimized LLVM IR here (`--dump-llvm-ir`; JitOptions).
   std::string dumpLLVMIR;
   /// Cap on live tensor bytes (`--memory-limit`, e.g. "4G"); empty: the

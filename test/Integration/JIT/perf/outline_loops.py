@@ -1,0 +1,92 @@
+"""Loop outlining of large functions in the JIT; see outline-loops.mlir.
+
+Usage: outline_loops.py MODEL.mlir WORKDIR. Prints
+
+* "OUTLINED step: N loops, all noinline": the outlined functions of @step
+  (CodeExtractor names them step.loop, step.loop.1, ...) in the optimized
+  LLVM IR of a default run, each carrying `noinline` (or the optimizer's
+  inliner would undo the outlining);
+* "NOT OUTLINED step: 0 loops with --outline-loops=false";
+* "PASS|FAIL step.<i>": the step's results with outlining against those
+  without, relative 1e-13 (both are the same loops, compiled alone or in
+  one function; the vectorizer may interleave a reduction differently);
+* "PASS|FAIL stack.<arg>": gradcheck.py's finite-difference check of the
+  outlined code's gradient (@loss has over 64 loops too, so the functions
+  probed are outlined as well).
+"""
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..",
+                                "lib"))
+from trellis_testing.gradcheck import GradCheck  # noqa: E402
+from trellis_testing.run import trellis_run_path  # noqa: E402
+
+D, FF, L = 8, 16, 6
+PARAMS = ([("a0_lns", (D,)), ("a0_lno", (D,))]
+          + [(f"a0_{k}{n}", (D, D) if k == "w" else (D,))
+             for n in "qkvo" for k in "wb"]
+          + [("f0_lns", (D,)), ("f0_lno", (D,)), ("f0_w1", (D, FF)),
+             ("f0_b1", (FF,)), ("f0_w2", (FF, D)), ("f0_b2", (D,))])
+
+model, workdir = sys.argv[1], sys.argv[2]
+gc = GradCheck(model, workdir, seed=3)
+inputs = [1.0 + 0.1 * gc.randn(*s) if n.endswith("lns")
+          else gc.randn(*s, scale=1 / np.sqrt(s[0]) if len(s) == 2 else 0.1)
+          for n, s in PARAMS]
+inputs += [gc.randn(1, L, D) for _ in range(3)]
+
+
+def outlined(ll_path, entry):
+    """(number of outlined loop functions of `entry`, all of them noinline)."""
+    with open(ll_path) as f:
+        text = f.read()
+    groups = dict(re.findall(r"^attributes (#\d+) = \{([^}]*)\}", text, re.M))
+    defs = re.findall(r"^define [^\n]*@" + entry + r"\.loop(?:\.\d+)?\([^\n]*\)"
+                      r"([^{\n]*)\{", text, re.M)
+    noinline = all("noinline" in attrs or any(
+        "noinline" in groups.get(g, "") for g in re.findall(r"#\d+", attrs))
+        for attrs in defs)
+    return len(defs), noinline
+
+
+def run_step(tag, flags):
+    paths = []
+    for i, a in enumerate(inputs):
+        paths.append(os.path.join(workdir, f"step_in{i}.npy"))
+        np.save(paths[-1], a)
+    out = os.path.join(workdir, f"step_{tag}")
+    ll = os.path.join(workdir, f"step_{tag}.ll")
+    proc = subprocess.run(
+        [trellis_run_path(), model, "--entry=step", f"--output-dir={out}",
+         f"--dump-llvm-ir={ll}"] + flags + [f"--input={p}" for p in paths],
+        capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"FAIL step ({tag}): trellis-run failed:\n{proc.stderr}")
+    results = [np.load(os.path.join(out, f"result{i}.npy"))
+               for i in range(1 + len(PARAMS))]
+    return results, outlined(ll, "step")
+
+
+os.makedirs(workdir, exist_ok=True)
+with_outlining, (count, noinline) = run_step("outlined", [])
+print(f"OUTLINED step: {count} loops, "
+      f"{'all noinline' if noinline else 'NOT all noinline'}")
+without, (count_off, _) = run_step("inline", ["--outline-loops=false"])
+print(f"NOT OUTLINED step: {count_off} loops with --outline-loops=false")
+for i, (got, want) in enumerate(zip(with_outlining, without)):
+    gc.close(f"step.{i}", got, want, rtol=1e-13, dtype=np.float64)
+
+# Not the key bias a0_bk: the loss does not depend on it (softmax ignores a
+# shift of a whole row of scores), so its gradient is 0 up to rounding and
+# its finite differences are rounding noise (~1e-11), neither "exactly 0"
+# nor a derivative gradcheck.py could hold to 1e-6.
+argnums = [i for i, (n, _) in enumerate(PARAMS) if n != "a0_bk"]
+gc.check("stack", "loss", inputs, argnums=argnums, full=[2],
+         arg_names=[n for n, _ in PARAMS])
+gc.run()
+gc.finish()
