@@ -79,6 +79,29 @@ static void addVectorMath(llvm::TargetLibraryInfoImpl &info,
   info.addVectorizableFunctions(descs);
 }
 
+/// The ExecutionEngine calls each function `f` of the module through the
+/// wrapper `_mlir_f` it generates (packed arguments); nothing else calls `f`.
+/// Made internal (and, if the wrapper is its only caller, always inlined), `f`
+/// is inlined into its wrapper and compiled once. Public,
+/// LLVM either inlined a copy and compiled `f` a second time as well (a
+/// Transformer step's code generation took twice as long), or kept the call
+/// and the wrapper passed hundreds of scalar arguments on the stack, which
+/// took the post-RA scheduler seconds.
+static void internalizeWrappedFunctions(llvm::Module &module) {
+  for (llvm::Function &function : module) {
+    if (function.isDeclaration() || function.getName().starts_with("_mlir_"))
+      continue;
+    llvm::Function *wrapper =
+        module.getFunction(("_mlir_" + function.getName()).str());
+    if (!wrapper || wrapper->isDeclaration())
+      continue;
+    function.setLinkage(llvm::GlobalValue::InternalLinkage);
+    // Past the inliner's size threshold, even for its last call.
+    if (function.hasOneUse())
+      function.addFnAttr(llvm::Attribute::AlwaysInline);
+  }
+}
+
 /// The loops to outline of a function with too many: its top-level loops,
 /// or, while there is only one, that one's children (a function that is one
 /// loop — an outlined one, or a differentiated scan — keeps it and gives its
@@ -123,6 +146,7 @@ unsigned trellis::runtime::outlineLoopsOfLargeFunctions(llvm::Module &module,
       llvm::Function *loopFunction = extractor.extractCodeRegion(cache);
       if (!loopFunction)
         continue;
+      loopFunction->removeFnAttr(llvm::Attribute::AlwaysInline);
       loopFunction->addFnAttr(llvm::Attribute::NoInline);
       // It may have too many loops itself (a loop around a whole layer).
       worklist.push_back(loopFunction);
@@ -185,6 +209,9 @@ trellis::runtime::makeJitOptimizer(unsigned optLevel,
     } else {
       if (outlineLoops)
         outlineLoopsOfLargeFunctions(*module, kMaxLoopsPerFunction);
+      // After outlining: the outlined functions inherit the attributes of
+      // the function they come from.
+      internalizeWrappedFunctions(*module);
       passes = builder.buildPerModuleDefaultPipeline(levels[optLevel]);
     }
     passes.run(*module, mam);

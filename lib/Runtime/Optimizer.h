@@ -28,9 +28,11 @@ namespace trellis::runtime {
 /// optimizer's time and of code generation (a reversible stack step:
 /// 1.55 s -> 1.0 s of LLVM, docs/performance.md) for no measurable speed.
 ///
-/// With `outlineLoops`, at 1-3, functions with more than kMaxLoopsPerFunction
-/// top-level loops have their loops outlined first
-/// (outlineLoopsOfLargeFunctions).
+/// At 1-3, before the pipeline: with `outlineLoops`, functions with more
+/// than kMaxLoopsPerFunction loops have their loops outlined
+/// (outlineLoopsOfLargeFunctions); then every function the engine calls
+/// through a packed wrapper `_mlir_<name>` becomes internal and is inlined
+/// into the wrapper, so that its code is generated once.
 ///
 /// With `vectorMath`, the vectorizer may turn calls of exp, log, tanh, erf,
 /// erfc (f32 and f64) in loops into calls of their vector variants in glibc's
@@ -43,7 +45,7 @@ makeJitOptimizer(unsigned optLevel, llvm::TargetMachine *targetMachine,
 
 /// Above this many loops (at any depth) in one function, the optimizer first
 /// gives its loops functions of their own (outlineLoopsOfLargeFunctions).
-inline constexpr unsigned kMaxLoopsPerFunction = 64;
+inline constexpr unsigned kMaxLoopsPerFunction = 128;
 
 /// Moves the loops of each function of `module` that has more than
 /// `maxLoops` loops into new `noinline` functions (LLVM's CodeExtractor):

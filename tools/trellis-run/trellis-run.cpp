@@ -72,7 +72,7 @@ struct CommandLine {
       cl::init(true), cl::cat(category)};
   cl::opt<bool> outlineLoops{
       "outline-loops",
-      cl::desc("Give each loop of a function with more than 64 of them a "
+      cl::desc("Give each loop of a function with more than 128 loops a "
                "function of its own before LLVM optimizes it (its loop "
                "analyses take quadratic time in the number of loops)"),
       cl::init(true), cl::cat(category)};

@@ -11,8 +11,8 @@ Usage: outline_loops.py MODEL.mlir WORKDIR. Prints
   without, relative 1e-13 (both are the same loops, compiled alone or in
   one function; the vectorizer may interleave a reduction differently);
 * "PASS|FAIL stack.<arg>": gradcheck.py's finite-difference check of the
-  outlined code's gradient (@loss has over 64 loops too, so the functions
-  probed are outlined as well).
+  outlined code's gradient (gradcheck.py's entry, which computes the
+  gradient and the probes, has hundreds of loops: outlined as well).
 """
 import os
 import re
@@ -26,12 +26,15 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..",
 from trellis_testing.gradcheck import GradCheck  # noqa: E402
 from trellis_testing.run import trellis_run_path  # noqa: E402
 
-D, FF, L = 8, 16, 6
-PARAMS = ([("a0_lns", (D,)), ("a0_lno", (D,))]
-          + [(f"a0_{k}{n}", (D, D) if k == "w" else (D,))
-             for n in "qkvo" for k in "wb"]
-          + [("f0_lns", (D,)), ("f0_lno", (D,)), ("f0_w1", (D, FF)),
-             ("f0_b1", (FF,)), ("f0_w2", (FF, D)), ("f0_b2", (D,))])
+D, FF, L, DEPTH = 8, 16, 6, 2
+PARAMS = []
+for layer in range(DEPTH):
+    a, f = f"a{layer}_", f"f{layer}_"
+    PARAMS += [(a + "lns", (D,)), (a + "lno", (D,))]
+    PARAMS += [(a + k + n, (D, D) if k == "w" else (D,))
+               for n in "qkvo" for k in "wb"]
+    PARAMS += [(f + "lns", (D,)), (f + "lno", (D,)), (f + "w1", (D, FF)),
+               (f + "b1", (FF,)), (f + "w2", (FF, D)), (f + "b2", (D,))]
 
 model, workdir = sys.argv[1], sys.argv[2]
 gc = GradCheck(model, workdir, seed=3)
@@ -81,11 +84,11 @@ print(f"NOT OUTLINED step: {count_off} loops with --outline-loops=false")
 for i, (got, want) in enumerate(zip(with_outlining, without)):
     gc.close(f"step.{i}", got, want, rtol=1e-13, dtype=np.float64)
 
-# Not the key bias a0_bk: the loss does not depend on it (softmax ignores a
+# Not the key biases a<i>_bk: the loss does not depend on them (softmax ignores a
 # shift of a whole row of scores), so its gradient is 0 up to rounding and
 # its finite differences are rounding noise (~1e-11), neither "exactly 0"
 # nor a derivative gradcheck.py could hold to 1e-6.
-argnums = [i for i, (n, _) in enumerate(PARAMS) if n != "a0_bk"]
+argnums = [i for i, (n, _) in enumerate(PARAMS) if not n.endswith("_bk")]
 gc.check("stack", "loss", inputs, argnums=argnums, full=[2],
          arg_names=[n for n, _ in PARAMS])
 gc.run()

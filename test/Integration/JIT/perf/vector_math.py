@@ -48,11 +48,12 @@ def run(entry, inputs, nresults):
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         sys.exit(f"FAIL {entry}: trellis-run failed:\n{proc.stderr}")
-    # The libmvec calls inside the entry's own definition (the dump holds the
-    # whole module; the entry's loops are inlined into it).
+    # The libmvec calls inside the entry's code (the dump holds the whole
+    # module): the engine's wrapper `_mlir_<entry>`, into which the JIT
+    # inlines the entry with its loops (lib/Runtime/Optimizer.cpp).
     with open(ll) as f:
         text = f.read()
-    body = re.search(r"^define [^@\n]*@" + entry + r"\(.*?^}", text,
+    body = re.search(r"^define [^@\n]*@_mlir_" + entry + r"\(.*?^}", text,
                      re.M | re.S).group(0)
     for name in sorted(set(re.findall(r"call [^@\n]*@(_ZGV\w+)", body))):
         print(f"CALLS {entry}: {name}")
