@@ -17,6 +17,9 @@ Models (--only):
   digits       examples/digits/model.mlir @train_step (SGD)
   mlp          bench/perf.py's MLP step (784→1024×4→10, batch 64, SGD)
   rev8         bench/perf.py's reversible stack step, L = 8 (loop form, SGD)
+  attn4        bench/long_attention.py's reversible Transformer stack, depth 4,
+               512 tokens (chunked attention): loss and 64 gradients; its
+               step function has ~450 loops (compile time)
 
 Usage: bench/step_ab.py --a BIN_DIR_A --b BIN_DIR_B [--a-src DIR] [--b-src DIR]
                         [--a-flags "--vector-math=false"] [--b-flags ...]
@@ -99,6 +102,13 @@ def model_text(name, src):
         if name == "mlp":
             return module.mlp_text()[0], "train_step"
         return module.rev_text(8, 8 * 128, 256, 1024)[0], "train_step"
+    if name == "attn4":
+        spec = importlib.util.spec_from_file_location(
+            f"long_attention_{abs(hash(src))}",
+            os.path.join(src, "bench", "long_attention.py"))
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module.model_text(512, 4), "step"
     sys.exit(f"step_ab.py: unknown model '{name}'")
 
 

@@ -82,11 +82,11 @@ static void addVectorMath(llvm::TargetLibraryInfoImpl &info,
 /// The ExecutionEngine calls each function `f` of the module through the
 /// wrapper `_mlir_f` it generates (packed arguments); nothing else calls `f`.
 /// Made internal (and, if the wrapper is its only caller, always inlined), `f`
-/// is inlined into its wrapper and compiled once. Public,
-/// LLVM either inlined a copy and compiled `f` a second time as well (a
-/// Transformer step's code generation took twice as long), or kept the call
-/// and the wrapper passed hundreds of scalar arguments on the stack, which
-/// took the post-RA scheduler seconds.
+/// is inlined into its wrapper and compiled once. Public, LLVM either
+/// inlined a copy and generated code for `f` a second time, or, once `f` was
+/// too large to inline, kept the call, and the wrapper passed hundreds of
+/// scalar arguments on the stack: 2 s in the post-RA scheduler for the
+/// Transformer example's step.
 static void internalizeWrappedFunctions(llvm::Module &module) {
   for (llvm::Function &function : module) {
     if (function.isDeclaration() || function.getName().starts_with("_mlir_"))
