@@ -99,9 +99,10 @@ static bool hasCollectives(mlir::ModuleOp module) {
   return found;
 }
 
-llvm::Error trellis::runtime::lowerToLLVMDialect(mlir::ModuleOp module,
-                                                 llvm::StringRef pipeline,
-                                                 const LowerToLLVMOptions &lowering) {
+llvm::Error
+trellis::runtime::lowerToLLVMDialect(mlir::ModuleOp module,
+                                     llvm::StringRef pipeline,
+                                     const LowerToLLVMOptions &lowering) {
   initializeOnce();
   mlir::PassManager pm(module.getContext(), mlir::ModuleOp::getOperationName());
   // The default, stated: every pass's output must verify, so that a pass
@@ -254,9 +255,8 @@ JitModule::compileEntries(mlir::ModuleOp module,
       tmBuilder->createTargetMachine();
   if (!tm)
     return tm.takeError();
-  std::function<llvm::Error(llvm::Module *)> transformer =
-      makeJitOptimizer(options.optLevel, tm->get(), vectorMath,
-                       options.outlineLoops);
+  std::function<llvm::Error(llvm::Module *)> transformer = makeJitOptimizer(
+      options.optLevel, tm->get(), vectorMath, options.outlineLoops);
   if (!options.dumpLLVMIR.empty())
     transformer = [optimize = std::move(transformer),
                    path = options.dumpLLVMIR](llvm::Module *m) -> llvm::Error {

@@ -44,8 +44,9 @@ private:
 } // namespace
 
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
-trellis::runtime::loadModule(llvm::StringRef filename, mlir::MLIRContext &context,
-           llvm::SourceMgr &sourceMgr) {
+trellis::runtime::loadModule(llvm::StringRef filename,
+                             mlir::MLIRContext &context,
+                             llvm::SourceMgr &sourceMgr) {
   std::string message;
   std::unique_ptr<llvm::MemoryBuffer> file =
       mlir::openInputFile(filename, &message);
@@ -112,7 +113,8 @@ llvm::Error trellis::runtime::runTrellisRun(const RunnerOptions &options,
                                             llvm::raw_ostream &out) {
   if (options.repeat == 0)
     return makeError("--repeat must be at least 1");
-  if (llvm::Error err = setMemoryLimitFromFlagOrEnvironment(options.memoryLimit))
+  if (llvm::Error err =
+          setMemoryLimitFromFlagOrEnvironment(options.memoryLimit))
     return err;
   unsigned rank = getMpiRankFromEnvironment();
 

@@ -15,7 +15,6 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
-
 namespace cl = llvm::cl;
 
 namespace {
@@ -55,7 +54,8 @@ struct CommandLine {
       "attention-chunk",
       cl::desc("Rows per query/key chunk of attention over longer sequences; "
                "0 computes the whole score matrix (default 128)"),
-      cl::value_desc("rows"), cl::init(trellis::LowerToLLVMOptions().attentionChunk),
+      cl::value_desc("rows"),
+      cl::init(trellis::LowerToLLVMOptions().attentionChunk),
       cl::cat(category)};
   cl::opt<bool> checkCollectives{
       "check-collectives",

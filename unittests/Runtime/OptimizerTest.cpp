@@ -45,8 +45,8 @@ std::string sequentialLoops(unsigned count, const std::string &from,
                 x = tag + "x" + std::to_string(k);
     std::string pred = k == 0 ? from : tag + "x" + std::to_string(k - 1);
     os << h << ":\n"
-       << "  %" << h << "i = phi i64 [0, %" << pred << "], [%" << b
-       << "n, %" << b << "]\n"
+       << "  %" << h << "i = phi i64 [0, %" << pred << "], [%" << b << "n, %"
+       << b << "]\n"
        << "  %" << h << "s = phi float [0.0, %" << pred << "], [%" << b
        << "s, %" << b << "]\n"
        << "  %" << h << "c = icmp slt i64 %" << h << "i, 100\n"

@@ -90,8 +90,10 @@ appendRuntimeLibraries(mlir::ModuleOp module,
 class JitModule {
 public:
   /// Lowers `module` in place to the LLVM dialect and JIT-compiles it.
-  /// `entry` names a func.func with a body in `module`. Pipeline failures are
-  /// reported through the context's diagnostic handler and then as an error.
+  /// `entry` names a func.func with a body in `module`; the other functions
+  /// become private, so that what `entry` does not call is not compiled.
+  /// Pipeline failures are reported through the context's diagnostic handler
+  /// and then as an error.
   static llvm::Expected<std::unique_ptr<JitModule>>
   compile(mlir::ModuleOp module, llvm::StringRef entry,
           const JitOptions &options = {});
