@@ -57,8 +57,8 @@ inline constexpr unsigned kMaxLoopsPerFunction = 128;
 /// predecessor is the previous loop's exit), so IndVarSimplify and the
 /// passes around it take time quadratic in the number of sequential loops.
 /// A differentiated model inlined into one entry function has hundreds
-/// (the Transformer stack of bench/long_attention.py at depth 4: 346 loops,
-/// and 10 of `opt -O3`'s 14 s in IndVarSimplify; 2 s once outlined,
+/// (the Transformer stack of bench/long_attention.py at depth 4: 346 top-level
+/// loops, and 10 of `opt -O3`'s 14 s in IndVarSimplify; 2 s once outlined,
 /// docs/performance.md). Outlined, each loop is optimized alone; the call
 /// costs little next to a loop nest, and little is lost across loops: LLVM
 /// does not fuse loops, and the buffers come from opaque allocation calls
