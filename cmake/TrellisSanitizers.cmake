@@ -102,5 +102,9 @@ file(WRITE "${_trellis_sanitizer_defaults}"
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
   "${PROJECT_SOURCE_DIR}/scripts/sanitizers/lsan.supp")
 add_library(TrellisSanitizerDefaults OBJECT "${_trellis_sanitizer_defaults}")
+# BUILD_INTERFACE: the entry also lands in the exported link interface of the
+# static libraries, where programs built against an installed Trellis
+# (test/Integration/Embedding/install.test) have no such target.
+set(_trellis_executable "$<STREQUAL:$<TARGET_PROPERTY:TYPE>,EXECUTABLE>")
 link_libraries(
-  "$<$<STREQUAL:$<TARGET_PROPERTY:TYPE>,EXECUTABLE>:TrellisSanitizerDefaults>")
+  "$<BUILD_INTERFACE:$<${_trellis_executable}:TrellisSanitizerDefaults>>")
