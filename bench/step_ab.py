@@ -86,6 +86,18 @@ def signature_inputs(text, entry, rng):
     return arrays
 
 
+def bench_module(src, name):
+    """bench/<name>.py of source tree `src`, loaded as a module of its own
+    (the two sides of a comparison may have different versions)."""
+    spec = importlib.util.spec_from_file_location(
+        f"{name}_{abs(hash(src))}", os.path.join(src, "bench", f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, os.path.join(src, "bench"))
+    spec.loader.exec_module(module)
+    sys.path.pop(0)
+    return module
+
+
 def model_text(name, src):
     """The module and entry of model `name` in source tree `src`."""
     if name == "normsoftmax":
@@ -93,22 +105,12 @@ def model_text(name, src):
     if name in ("transformer", "digits"):
         return open(os.path.join(src, "examples", name, "model.mlir")).read(), "train_step"
     if name in ("mlp", "rev8"):
-        spec = importlib.util.spec_from_file_location(
-            f"perf_{abs(hash(src))}", os.path.join(src, "bench", "perf.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.path.insert(0, os.path.join(src, "bench"))
-        spec.loader.exec_module(module)
-        sys.path.pop(0)
+        module = bench_module(src, "perf")
         if name == "mlp":
             return module.mlp_text()[0], "train_step"
         return module.rev_text(8, 8 * 128, 256, 1024)[0], "train_step"
     if name == "attn4":
-        spec = importlib.util.spec_from_file_location(
-            f"long_attention_{abs(hash(src))}",
-            os.path.join(src, "bench", "long_attention.py"))
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module.model_text(512, 4), "step"
+        return bench_module(src, "long_attention").model_text(512, 4), "step"
     sys.exit(f"step_ab.py: unknown model '{name}'")
 
 
