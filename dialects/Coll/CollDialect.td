@@ -1,7 +1,7 @@
 //===- CollDialect.td - The coll dialect: collectives -----*- tablegen -*-===//
 //
 // SPMD collectives over a named mesh axis. Operand order and attribute names
-// follow SPEC.md so that IR in generic form keeps working.
+// follow docs/spec.md so that IR in generic form keeps working.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,8 +1,8 @@
 //===- CollOps.td - Operations of the coll dialect --------*- tablegen -*-===//
 //
-// The op catalogue of SPEC.md's `coll` table. Each verifier check corresponds
-// to one documented constraint and has a case in
-// test/Dialect/Coll/invalid.mlir.
+// The ops of docs/spec.md's `coll` section. Each verifier check is one
+// constraint there, cited by its id (`coll.psum-C3`), and has a case in
+// test/Dialect/Coll/invalid.mlir under that id.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,6 +1,6 @@
 //===- NNDialect.td - The nn dialect: neural-network layers -*- tablegen -*-===//
 //
-// Layers as ops on tensors. Operand order and attribute names follow SPEC.md
+// Layers on tensors. Operand order and attribute names follow docs/spec.md
 // so that IR in generic form keeps working whatever the assembly format.
 //
 //===----------------------------------------------------------------------===//

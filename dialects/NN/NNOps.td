@@ -1,7 +1,8 @@
 //===- NNOps.td - Operations of the nn dialect ------------*- tablegen -*-===//
 //
-// The op catalogue of SPEC.md's `nn` table. Each verifier check corresponds to
-// one documented constraint and has a case in test/Dialect/NN/invalid.mlir.
+// The ops of docs/spec.md's `nn` section. Each verifier check is one
+// constraint there, cited by its id (`nn.dense-C2`), and has a case in
+// test/Dialect/NN/invalid.mlir under that id.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,6 +1,8 @@
-// One case per verifier constraint of the ad dialect.
+// One case per verifier constraint of the ad dialect, under the id of the
+// constraint it breaks (docs/spec.md, section `ad`).
 // RUN: trellis-opt %s -split-input-file -verify-diagnostics
 
+// ad.grad-C2
 func.func @undefined(%x: tensor<f32>) {
   // expected-error @+1 {{references an undefined function @nope}}
   %g = ad.grad @nope(%x) : (tensor<f32>) -> tensor<f32>
@@ -9,6 +11,7 @@ func.func @undefined(%x: tensor<f32>) {
 
 // -----
 
+// ad.grad-C3
 func.func private @external(tensor<f32>) -> tensor<f32>
 func.func @uses_external(%x: tensor<f32>) {
   // expected-error @+1 {{cannot differentiate the external function @external}}
@@ -18,6 +21,7 @@ func.func @uses_external(%x: tensor<f32>) {
 
 // -----
 
+// ad.grad-C4
 func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
   %m = nn.mean %x : (tensor<3xf32>) -> tensor<f32>
   return %m : tensor<f32>
@@ -30,6 +34,7 @@ func.func @arg_count(%x: tensor<3xf32>) {
 
 // -----
 
+// ad.grad-C5
 func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
   %m = nn.mean %x : (tensor<3xf32>) -> tensor<f32>
   return %m : tensor<f32>
@@ -42,6 +47,7 @@ func.func @arg_type(%x: tensor<4xf32>) {
 
 // -----
 
+// ad.grad-C6
 func.func @vector_loss(%x: tensor<3xf32>) -> tensor<3xf32> {
   return %x : tensor<3xf32>
 }
@@ -53,6 +59,7 @@ func.func @not_scalar(%x: tensor<3xf32>) {
 
 // -----
 
+// ad.grad-C7
 func.func @two(%x: tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>) {
   %m = nn.mean %x : (tensor<3xf32>) -> tensor<f32>
   return %m, %x : tensor<f32>, tensor<3xf32>
@@ -65,6 +72,7 @@ func.func @aux_without_flag(%x: tensor<3xf32>) {
 
 // -----
 
+// ad.grad-C8
 func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
   %m = nn.mean %x : (tensor<3xf32>) -> tensor<f32>
   return %m : tensor<f32>
@@ -77,6 +85,7 @@ func.func @argnum_range(%x: tensor<3xf32>) {
 
 // -----
 
+// ad.grad-C9
 func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
   %m = nn.mean %x : (tensor<3xf32>) -> tensor<f32>
   return %m : tensor<f32>
@@ -89,6 +98,7 @@ func.func @argnum_repeat(%x: tensor<3xf32>) {
 
 // -----
 
+// ad.grad-C10
 func.func @int_arg(%x: tensor<3xf32>, %n: tensor<3xi32>) -> tensor<f32> {
   %m = nn.mean %x : (tensor<3xf32>) -> tensor<f32>
   return %m : tensor<f32>
@@ -101,6 +111,7 @@ func.func @not_differentiable(%x: tensor<3xf32>, %n: tensor<3xi32>) {
 
 // -----
 
+// ad.grad-C11
 func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
   %m = nn.mean %x : (tensor<3xf32>) -> tensor<f32>
   return %m : tensor<f32>
@@ -113,6 +124,7 @@ func.func @grad_results(%x: tensor<3xf32>) {
 
 // -----
 
+// ad.value_and_grad-C11
 func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
   %m = nn.mean %x : (tensor<3xf32>) -> tensor<f32>
   return %m : tensor<f32>
@@ -125,6 +137,7 @@ func.func @value_and_grad_results(%x: tensor<3xf32>) {
 
 // -----
 
+// ad.vjp-C4
 func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
   %m = nn.mean %x : (tensor<3xf32>) -> tensor<f32>
   return %m : tensor<f32>
@@ -137,6 +150,7 @@ func.func @vjp_count(%x: tensor<3xf32>) {
 
 // -----
 
+// ad.vjp-C6
 func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
   %m = nn.mean %x : (tensor<3xf32>) -> tensor<f32>
   return %m : tensor<f32>
@@ -149,6 +163,7 @@ func.func @vjp_cotangent_type(%x: tensor<3xf32>, %d: tensor<3xf32>) {
 
 // -----
 
+// ad.vjp-C7
 func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
   %m = nn.mean %x : (tensor<3xf32>) -> tensor<f32>
   return %m : tensor<f32>
@@ -161,6 +176,7 @@ func.func @vjp_results(%x: tensor<3xf32>, %d: tensor<f32>) {
 
 // -----
 
+// ad.checkpoint-C2
 func.func @checkpoint_args(%x: tensor<3xf32>) {
   // expected-error @+1 {{expects the body to take the types of the inputs}}
   %c = ad.checkpoint %x : tensor<3xf32> -> tensor<3xf32> {
@@ -172,6 +188,7 @@ func.func @checkpoint_args(%x: tensor<3xf32>) {
 
 // -----
 
+// ad.checkpoint-C3
 func.func @checkpoint_yield(%x: tensor<3xf32>) {
   // expected-error @+1 {{expects the body to yield the types of the results}}
   %c = ad.checkpoint %x : tensor<3xf32> -> tensor<4xf32> {
@@ -183,6 +200,7 @@ func.func @checkpoint_yield(%x: tensor<3xf32>) {
 
 // -----
 
+// ad.yield-C2
 func.func @yield_outside(%x: tensor<3xf32>) {
   // expected-error @+1 {{expects parent op 'ad.checkpoint'}}
   "ad.yield"(%x) : (tensor<3xf32>) -> ()

@@ -1,6 +1,8 @@
-// One case per verifier constraint of the nn dialect.
+// One case per verifier constraint of the nn dialect, under the id of the
+// constraint it breaks (docs/spec.md, section `nn`).
 // RUN: trellis-opt %s -split-input-file -verify-diagnostics
 
+// nn.dense-C2
 func.func @dense_rank0_x(%x: tensor<f32>, %w: tensor<1x4xf32>, %b: tensor<4xf32>) {
   // expected-error @+1 {{expects x of rank at least 1}}
   %0 = nn.dense %x, %w, %b : (tensor<f32>, tensor<1x4xf32>, tensor<4xf32>) -> tensor<4xf32>
@@ -9,6 +11,7 @@ func.func @dense_rank0_x(%x: tensor<f32>, %w: tensor<1x4xf32>, %b: tensor<4xf32>
 
 // -----
 
+// nn.dense-C3
 func.func @dense_w_rank(%x: tensor<2x3xf32>, %w: tensor<3xf32>, %b: tensor<4xf32>) {
   // expected-error @+1 {{expects w of rank 2, got rank 1}}
   %0 = nn.dense %x, %w, %b : (tensor<2x3xf32>, tensor<3xf32>, tensor<4xf32>) -> tensor<2x4xf32>
@@ -17,6 +20,7 @@ func.func @dense_w_rank(%x: tensor<2x3xf32>, %w: tensor<3xf32>, %b: tensor<4xf32
 
 // -----
 
+// nn.dense-C4
 func.func @dense_contraction(%x: tensor<2x3xf32>, %w: tensor<5x4xf32>, %b: tensor<4xf32>) {
   // expected-error @+1 {{expects w's first dimension to equal x's last (3), got 5}}
   %0 = nn.dense %x, %w, %b : (tensor<2x3xf32>, tensor<5x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
@@ -25,6 +29,7 @@ func.func @dense_contraction(%x: tensor<2x3xf32>, %w: tensor<5x4xf32>, %b: tenso
 
 // -----
 
+// nn.dense-C5
 func.func @dense_bias_rank(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>, %b: tensor<1x4xf32>) {
   // expected-error @+1 {{expects b of rank 1, got rank 2}}
   %0 = nn.dense %x, %w, %b : (tensor<2x3xf32>, tensor<3x4xf32>, tensor<1x4xf32>) -> tensor<2x4xf32>
@@ -33,6 +38,7 @@ func.func @dense_bias_rank(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>, %b: tensor<
 
 // -----
 
+// nn.dense-C6
 func.func @dense_bias_length(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>, %b: tensor<5xf32>) {
   // expected-error @+1 {{expects b of length 4, got 5}}
   %0 = nn.dense %x, %w, %b : (tensor<2x3xf32>, tensor<3x4xf32>, tensor<5xf32>) -> tensor<2x4xf32>
@@ -41,6 +47,7 @@ func.func @dense_bias_length(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>, %b: tenso
 
 // -----
 
+// nn.dense-C7
 func.func @dense_result_shape(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>, %b: tensor<4xf32>) {
   // expected-error @+1 {{expects result shape [2,4], got [4,2]}}
   %0 = nn.dense %x, %w, %b : (tensor<2x3xf32>, tensor<3x4xf32>, tensor<4xf32>) -> tensor<4x2xf32>
@@ -49,6 +56,7 @@ func.func @dense_result_shape(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>, %b: tens
 
 // -----
 
+// nn.dense-C8
 func.func @dense_element_types(%x: tensor<2x3xf32>, %w: tensor<3x4xf64>, %b: tensor<4xf32>) {
   // expected-error @+1 {{expects all float operands and results to have one element type, got 'f32' and 'f64'}}
   %0 = nn.dense %x, %w, %b : (tensor<2x3xf32>, tensor<3x4xf64>, tensor<4xf32>) -> tensor<2x4xf32>
@@ -57,6 +65,7 @@ func.func @dense_element_types(%x: tensor<2x3xf32>, %w: tensor<3x4xf64>, %b: ten
 
 // -----
 
+// nn.relu-C1
 func.func @dynamic_shape(%x: tensor<?x3xf32>) {
   // expected-error @+1 {{must be statically shaped tensor of 32-bit float or 64-bit float values}}
   %0 = nn.relu %x : tensor<?x3xf32>
@@ -65,6 +74,7 @@ func.func @dynamic_shape(%x: tensor<?x3xf32>) {
 
 // -----
 
+// nn.tanh-C1
 func.func @integer_activation(%x: tensor<3xi32>) {
   // expected-error @+1 {{must be statically shaped tensor of 32-bit float or 64-bit float values}}
   %0 = nn.tanh %x : tensor<3xi32>
@@ -73,6 +83,7 @@ func.func @integer_activation(%x: tensor<3xi32>) {
 
 // -----
 
+// nn.layer_norm-C3
 func.func @layer_norm_rank0(%x: tensor<f32>, %s: tensor<1xf32>) {
   // expected-error @+1 {{expects x of rank at least 1}}
   %0 = nn.layer_norm %x, %s, %s : (tensor<f32>, tensor<1xf32>, tensor<1xf32>) -> tensor<f32>
@@ -81,6 +92,7 @@ func.func @layer_norm_rank0(%x: tensor<f32>, %s: tensor<1xf32>) {
 
 // -----
 
+// nn.layer_norm-C4
 func.func @layer_norm_scale_rank(%x: tensor<2x4xf32>, %s: tensor<1x4xf32>, %b: tensor<4xf32>) {
   // expected-error @+1 {{expects scale of rank 1, got rank 2}}
   %0 = nn.layer_norm %x, %s, %b : (tensor<2x4xf32>, tensor<1x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
@@ -89,6 +101,7 @@ func.func @layer_norm_scale_rank(%x: tensor<2x4xf32>, %s: tensor<1x4xf32>, %b: t
 
 // -----
 
+// nn.layer_norm-C5
 func.func @layer_norm_scale_length(%x: tensor<2x4xf32>, %s: tensor<3xf32>, %b: tensor<4xf32>) {
   // expected-error @+1 {{expects scale of length 4, got 3}}
   %0 = nn.layer_norm %x, %s, %b : (tensor<2x4xf32>, tensor<3xf32>, tensor<4xf32>) -> tensor<2x4xf32>
@@ -97,6 +110,7 @@ func.func @layer_norm_scale_length(%x: tensor<2x4xf32>, %s: tensor<3xf32>, %b: t
 
 // -----
 
+// nn.layer_norm-C7
 func.func @layer_norm_bias_length(%x: tensor<2x4xf32>, %s: tensor<4xf32>, %b: tensor<2xf32>) {
   // expected-error @+1 {{expects bias of length 4, got 2}}
   %0 = nn.layer_norm %x, %s, %b : (tensor<2x4xf32>, tensor<4xf32>, tensor<2xf32>) -> tensor<2x4xf32>
@@ -105,6 +119,7 @@ func.func @layer_norm_bias_length(%x: tensor<2x4xf32>, %s: tensor<4xf32>, %b: te
 
 // -----
 
+// nn.layer_norm-C8
 func.func @layer_norm_epsilon(%x: tensor<2x4xf32>, %s: tensor<4xf32>) {
   // expected-error @+1 {{expects a positive epsilon, got 0}}
   %0 = nn.layer_norm %x, %s, %s {epsilon = 0.0 : f32} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
@@ -113,6 +128,7 @@ func.func @layer_norm_epsilon(%x: tensor<2x4xf32>, %s: tensor<4xf32>) {
 
 // -----
 
+// nn.layer_norm-C2
 func.func @layer_norm_result_type(%x: tensor<2x4xf32>, %s: tensor<4xf32>) {
   // expected-error @+1 {{failed to verify that all of {x, result} have same type}}
   %0 = nn.layer_norm %x, %s, %s : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4x2xf32>
@@ -121,6 +137,7 @@ func.func @layer_norm_result_type(%x: tensor<2x4xf32>, %s: tensor<4xf32>) {
 
 // -----
 
+// nn.layer_norm-C9
 func.func @layer_norm_element_types(%x: tensor<2x4xf32>, %s: tensor<4xf64>) {
   // expected-error @+1 {{expects all float operands and results to have one element type, got 'f32' and 'f64'}}
   %0 = nn.layer_norm %x, %s, %s : (tensor<2x4xf32>, tensor<4xf64>, tensor<4xf64>) -> tensor<2x4xf32>
@@ -129,6 +146,7 @@ func.func @layer_norm_element_types(%x: tensor<2x4xf32>, %s: tensor<4xf64>) {
 
 // -----
 
+// nn.softmax-C3
 func.func @softmax_rank0(%x: tensor<f32>) {
   // expected-error @+1 {{expects an operand of rank at least 1}}
   %0 = nn.softmax %x : tensor<f32>
@@ -137,6 +155,7 @@ func.func @softmax_rank0(%x: tensor<f32>) {
 
 // -----
 
+// nn.log_softmax-C4
 func.func @log_softmax_empty_row(%x: tensor<3x0xf32>) {
   // expected-error @+1 {{expects a non-empty last dimension}}
   %0 = nn.log_softmax %x : tensor<3x0xf32>
@@ -145,6 +164,7 @@ func.func @log_softmax_empty_row(%x: tensor<3x0xf32>) {
 
 // -----
 
+// nn.cross_entropy-C2
 func.func @cross_entropy_logits_rank(%l: tensor<2x3x4xf32>, %y: tensor<2xi32>) {
   // expected-error @+1 {{expects logits of rank 2 (BxC), got rank 3}}
   %0 = nn.cross_entropy %l, %y : (tensor<2x3x4xf32>, tensor<2xi32>) -> tensor<f32>
@@ -153,6 +173,7 @@ func.func @cross_entropy_logits_rank(%l: tensor<2x3x4xf32>, %y: tensor<2xi32>) {
 
 // -----
 
+// nn.cross_entropy-C3
 func.func @cross_entropy_labels_rank(%l: tensor<2x4xf32>, %y: tensor<2x1xi32>) {
   // expected-error @+1 {{expects labels of rank 1 (B), got rank 2}}
   %0 = nn.cross_entropy %l, %y : (tensor<2x4xf32>, tensor<2x1xi32>) -> tensor<f32>
@@ -161,6 +182,7 @@ func.func @cross_entropy_labels_rank(%l: tensor<2x4xf32>, %y: tensor<2x1xi32>) {
 
 // -----
 
+// nn.cross_entropy-C4
 func.func @cross_entropy_label_count(%l: tensor<2x4xf32>, %y: tensor<3xi32>) {
   // expected-error @+1 {{expects one label per logits row (2), got 3}}
   %0 = nn.cross_entropy %l, %y : (tensor<2x4xf32>, tensor<3xi32>) -> tensor<f32>
@@ -169,6 +191,7 @@ func.func @cross_entropy_label_count(%l: tensor<2x4xf32>, %y: tensor<3xi32>) {
 
 // -----
 
+// nn.cross_entropy-C1
 func.func @cross_entropy_label_dtype(%l: tensor<2x4xf32>, %y: tensor<2xi64>) {
   // expected-error @+1 {{operand #1 must be statically shaped tensor of 32-bit signless integer values}}
   %0 = nn.cross_entropy %l, %y : (tensor<2x4xf32>, tensor<2xi64>) -> tensor<f32>
@@ -177,6 +200,7 @@ func.func @cross_entropy_label_dtype(%l: tensor<2x4xf32>, %y: tensor<2xi64>) {
 
 // -----
 
+// nn.cross_entropy-C5
 func.func @cross_entropy_empty(%l: tensor<0x4xf32>, %y: tensor<0xi32>) {
   // expected-error @+1 {{expects a non-empty batch and class dimension}}
   %0 = nn.cross_entropy %l, %y : (tensor<0x4xf32>, tensor<0xi32>) -> tensor<f32>
@@ -185,6 +209,7 @@ func.func @cross_entropy_empty(%l: tensor<0x4xf32>, %y: tensor<0xi32>) {
 
 // -----
 
+// nn.cross_entropy-C1
 func.func @cross_entropy_result_rank(%l: tensor<2x4xf32>, %y: tensor<2xi32>) {
   // expected-error @+1 {{result #0 must be 0D tensor of 32-bit float or 64-bit float values}}
   %0 = nn.cross_entropy %l, %y : (tensor<2x4xf32>, tensor<2xi32>) -> tensor<2xf32>
@@ -193,6 +218,7 @@ func.func @cross_entropy_result_rank(%l: tensor<2x4xf32>, %y: tensor<2xi32>) {
 
 // -----
 
+// nn.cross_entropy-C6
 func.func @cross_entropy_result_type(%l: tensor<2x4xf32>, %y: tensor<2xi32>) {
   // expected-error @+1 {{expects all float operands and results to have one element type, got 'f32' and 'f64'}}
   %0 = nn.cross_entropy %l, %y : (tensor<2x4xf32>, tensor<2xi32>) -> tensor<f64>
@@ -201,6 +227,7 @@ func.func @cross_entropy_result_type(%l: tensor<2x4xf32>, %y: tensor<2xi32>) {
 
 // -----
 
+// nn.mean-C2
 func.func @mean_empty(%x: tensor<0x4xf32>) {
   // expected-error @+1 {{expects a non-empty operand}}
   %0 = nn.mean %x : (tensor<0x4xf32>) -> tensor<f32>
@@ -209,6 +236,7 @@ func.func @mean_empty(%x: tensor<0x4xf32>) {
 
 // -----
 
+// nn.mean-C3
 func.func @mean_result_type(%x: tensor<3x4xf64>) {
   // expected-error @+1 {{expects all float operands and results to have one element type, got 'f64' and 'f32'}}
   %0 = nn.mean %x : (tensor<3x4xf64>) -> tensor<f32>
@@ -217,6 +245,7 @@ func.func @mean_result_type(%x: tensor<3x4xf64>) {
 
 // -----
 
+// nn.embedding-C2
 func.func @embedding_table_rank(%ids: tensor<4xi32>, %t: tensor<10xf32>) {
   // expected-error @+1 {{expects a table of rank 2 (VxD), got rank 1}}
   %0 = nn.embedding %ids, %t : (tensor<4xi32>, tensor<10xf32>) -> tensor<4x1xf32>
@@ -225,6 +254,7 @@ func.func @embedding_table_rank(%ids: tensor<4xi32>, %t: tensor<10xf32>) {
 
 // -----
 
+// nn.embedding-C3
 func.func @embedding_empty_table(%ids: tensor<4xi32>, %t: tensor<0x8xf32>) {
   // expected-error @+1 {{expects a table with at least one row}}
   %0 = nn.embedding %ids, %t : (tensor<4xi32>, tensor<0x8xf32>) -> tensor<4x8xf32>
@@ -233,6 +263,7 @@ func.func @embedding_empty_table(%ids: tensor<4xi32>, %t: tensor<0x8xf32>) {
 
 // -----
 
+// nn.embedding-C4
 func.func @embedding_result_shape(%ids: tensor<2x4xi32>, %t: tensor<10x8xf32>) {
   // expected-error @+1 {{expects result shape [2,4,8], got [8,8]}}
   %0 = nn.embedding %ids, %t : (tensor<2x4xi32>, tensor<10x8xf32>) -> tensor<8x8xf32>
@@ -241,6 +272,7 @@ func.func @embedding_result_shape(%ids: tensor<2x4xi32>, %t: tensor<10x8xf32>) {
 
 // -----
 
+// nn.embedding-C1
 func.func @embedding_id_dtype(%ids: tensor<4xf32>, %t: tensor<10x8xf32>) {
   // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit signless integer values}}
   %0 = nn.embedding %ids, %t : (tensor<4xf32>, tensor<10x8xf32>) -> tensor<4x8xf32>
@@ -249,6 +281,7 @@ func.func @embedding_id_dtype(%ids: tensor<4xf32>, %t: tensor<10x8xf32>) {
 
 // -----
 
+// nn.embedding-C5
 func.func @embedding_result_type(%ids: tensor<4xi32>, %t: tensor<10x8xf32>) {
   // expected-error @+1 {{expects all float operands and results to have one element type, got 'f32' and 'f64'}}
   %0 = nn.embedding %ids, %t : (tensor<4xi32>, tensor<10x8xf32>) -> tensor<4x8xf64>
@@ -257,6 +290,7 @@ func.func @embedding_result_type(%ids: tensor<4xi32>, %t: tensor<10x8xf32>) {
 
 // -----
 
+// nn.attention-C2
 func.func @attention_rank(%q: tensor<4x8xf32>, %k: tensor<2x4x8xf32>) {
   // expected-error @+1 {{expects q of rank 3 (BxLxD), got rank 2}}
   %0 = nn.attention %q, %k, %k {num_heads = 2 : i64} : (tensor<4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<4x8xf32>
@@ -265,6 +299,7 @@ func.func @attention_rank(%q: tensor<4x8xf32>, %k: tensor<2x4x8xf32>) {
 
 // -----
 
+// nn.attention-C3
 func.func @attention_kv_shapes(%q: tensor<2x4x8xf32>, %v: tensor<2x5x8xf32>) {
   // expected-error @+1 {{expects k and v of one shape, got [2,4,8] and [2,5,8]}}
   %0 = nn.attention %q, %q, %v {num_heads = 2 : i64} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x5x8xf32>) -> tensor<2x4x8xf32>
@@ -273,6 +308,7 @@ func.func @attention_kv_shapes(%q: tensor<2x4x8xf32>, %v: tensor<2x5x8xf32>) {
 
 // -----
 
+// nn.attention-C4
 func.func @attention_batch(%q: tensor<2x4x8xf32>, %k: tensor<3x4x8xf32>) {
   // expected-error @+1 {{expects q and k to agree in batch and feature dimensions, got [2,4,8] and [3,4,8]}}
   %0 = nn.attention %q, %k, %k {num_heads = 2 : i64} : (tensor<2x4x8xf32>, tensor<3x4x8xf32>, tensor<3x4x8xf32>) -> tensor<2x4x8xf32>
@@ -281,6 +317,7 @@ func.func @attention_batch(%q: tensor<2x4x8xf32>, %k: tensor<3x4x8xf32>) {
 
 // -----
 
+// nn.attention-C5
 func.func @attention_causal_lengths(%q: tensor<2x4x8xf32>, %k: tensor<2x6x8xf32>) {
   // expected-error @+1 {{expects as many queries as keys when causal, got 4 and 6}}
   %0 = nn.attention %q, %k, %k {num_heads = 2 : i64, causal = true} : (tensor<2x4x8xf32>, tensor<2x6x8xf32>, tensor<2x6x8xf32>) -> tensor<2x4x8xf32>
@@ -289,6 +326,7 @@ func.func @attention_causal_lengths(%q: tensor<2x4x8xf32>, %k: tensor<2x6x8xf32>
 
 // -----
 
+// nn.attention-C6
 func.func @attention_zero_heads(%q: tensor<2x4x8xf32>) {
   // expected-error @+1 {{expects num_heads ≥ 1, got 0}}
   %0 = nn.attention %q, %q, %q {num_heads = 0 : i64} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
@@ -297,6 +335,7 @@ func.func @attention_zero_heads(%q: tensor<2x4x8xf32>) {
 
 // -----
 
+// nn.attention-C7
 func.func @attention_heads_divide(%q: tensor<2x4x8xf32>) {
   // expected-error @+1 {{expects num_heads (3) to divide the feature dimension (8)}}
   %0 = nn.attention %q, %q, %q {num_heads = 3 : i64} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
@@ -305,6 +344,7 @@ func.func @attention_heads_divide(%q: tensor<2x4x8xf32>) {
 
 // -----
 
+// nn.attention-C9
 func.func @attention_result(%q: tensor<2x4x8xf32>) {
   // expected-error @+1 {{expects the result type to equal q's type}}
   %0 = nn.attention %q, %q, %q {num_heads = 2 : i64} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x8x4xf32>
@@ -313,6 +353,7 @@ func.func @attention_result(%q: tensor<2x4x8xf32>) {
 
 // -----
 
+// nn.attention-C8
 func.func @attention_element_types(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf64>) {
   // expected-error @+1 {{expects all float operands and results to have one element type, got 'f32' and 'f64'}}
   %0 = nn.attention %q, %k, %k {num_heads = 2 : i64} : (tensor<2x4x8xf32>, tensor<2x4x8xf64>, tensor<2x4x8xf64>) -> tensor<2x4x8xf32>
@@ -321,6 +362,7 @@ func.func @attention_element_types(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf64>)
 
 // -----
 
+// nn.attention-C1
 func.func @attention_missing_heads(%q: tensor<2x4x8xf32>) {
   // expected-error @+1 {{requires attribute 'num_heads'}}
   %0 = "nn.attention"(%q, %q, %q) : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
@@ -329,6 +371,7 @@ func.func @attention_missing_heads(%q: tensor<2x4x8xf32>) {
 
 // -----
 
+// nn.dropout-C3
 func.func @dropout_key_length(%x: tensor<4xf32>, %k: tensor<3xui32>) {
   // expected-error @+1 {{expects a key of two 32-bit words, got 3}}
   %0 = nn.dropout %x, %k {rate = 0.5 : f32} : (tensor<4xf32>, tensor<3xui32>) -> tensor<4xf32>
@@ -337,6 +380,7 @@ func.func @dropout_key_length(%x: tensor<4xf32>, %k: tensor<3xui32>) {
 
 // -----
 
+// nn.dropout-C1
 func.func @dropout_key_dtype(%x: tensor<4xf32>, %k: tensor<2xf32>) {
   // expected-error @+1 {{operand #1 must be 1D tensor of 32-bit unsigned integer or 32-bit signless integer values}}
   %0 = nn.dropout %x, %k {rate = 0.5 : f32} : (tensor<4xf32>, tensor<2xf32>) -> tensor<4xf32>
@@ -345,6 +389,7 @@ func.func @dropout_key_dtype(%x: tensor<4xf32>, %k: tensor<2xf32>) {
 
 // -----
 
+// nn.dropout-C4
 func.func @dropout_rate_one(%x: tensor<4xf32>, %k: tensor<2xui32>) {
   // expected-error @+1 {{expects 0 ≤ rate < 1, got 1}}
   %0 = nn.dropout %x, %k {rate = 1.0 : f32} : (tensor<4xf32>, tensor<2xui32>) -> tensor<4xf32>
@@ -353,6 +398,7 @@ func.func @dropout_rate_one(%x: tensor<4xf32>, %k: tensor<2xui32>) {
 
 // -----
 
+// nn.dropout-C4
 func.func @dropout_rate_negative(%x: tensor<4xf32>, %k: tensor<2xui32>) {
   // expected-error @+1 {{expects 0 ≤ rate < 1, got -1.000000e-01}}
   %0 = nn.dropout %x, %k {rate = -0.1 : f32} : (tensor<4xf32>, tensor<2xui32>) -> tensor<4xf32>
@@ -361,6 +407,7 @@ func.func @dropout_rate_negative(%x: tensor<4xf32>, %k: tensor<2xui32>) {
 
 // -----
 
+// nn.dropout-C2
 func.func @dropout_result_type(%x: tensor<4xf32>, %k: tensor<2xui32>) {
   // expected-error @+1 {{failed to verify that all of {x, result} have same type}}
   %0 = nn.dropout %x, %k {rate = 0.5 : f32} : (tensor<4xf32>, tensor<2xui32>) -> tensor<4xf64>
@@ -369,6 +416,7 @@ func.func @dropout_result_type(%x: tensor<4xf32>, %k: tensor<2xui32>) {
 
 // -----
 
+// nn.reversible_half_residual-C3
 func.func @half_residual_arity(%a: tensor<4xf32>, %c: tensor<4xf32>) {
   // expected-error @+1 {{expects the body to take 1 argument(s) of the types of the context values, got 2}}
   %0:2 = nn.reversible_half_residual %a, %c : tensor<4xf32>, tensor<4xf32> {
@@ -380,6 +428,7 @@ func.func @half_residual_arity(%a: tensor<4xf32>, %c: tensor<4xf32>) {
 
 // -----
 
+// nn.reversible_half_residual-C4
 func.func @half_residual_yield(%a: tensor<4xf32>, %c: tensor<3xf32>) {
   // expected-error @+1 {{expects the body to yield 1 value(s) of type(s) matching the accumulator, got 1}}
   %0:2 = nn.reversible_half_residual %a, %c : tensor<4xf32>, tensor<3xf32> {
@@ -391,6 +440,7 @@ func.func @half_residual_yield(%a: tensor<4xf32>, %c: tensor<3xf32>) {
 
 // -----
 
+// nn.reversible_half_residual-C1
 func.func @half_residual_int_acc(%a: tensor<4xi32>, %c: tensor<4xf32>) {
   // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit float or 64-bit float values}}
   %0:2 = "nn.reversible_half_residual"(%a, %c) ({
@@ -402,6 +452,7 @@ func.func @half_residual_int_acc(%a: tensor<4xi32>, %c: tensor<4xf32>) {
 
 // -----
 
+// nn.reversible_serial-C3
 func.func @serial_signature(%a: tensor<4xf32>, %b: tensor<4xf32>) {
   // expected-error @+1 {{expects the body to take 2 argument(s) of the types of the inputs, got 1}}
   %0:2 = nn.reversible_serial %a, %b : tensor<4xf32>, tensor<4xf32> {
@@ -413,6 +464,7 @@ func.func @serial_signature(%a: tensor<4xf32>, %b: tensor<4xf32>) {
 
 // -----
 
+// nn.reversible_serial-C4
 func.func @serial_yield(%a: tensor<4xf32>, %b: tensor<4xf32>) {
   // expected-error @+1 {{expects the body to yield 2 value(s) of type(s) matching the inputs, got 1}}
   %0:2 = nn.reversible_serial %a, %b : tensor<4xf32>, tensor<4xf32> {
@@ -424,6 +476,7 @@ func.func @serial_yield(%a: tensor<4xf32>, %b: tensor<4xf32>) {
 
 // -----
 
+// nn.reversible_serial-C5
 func.func @serial_not_reversible(%a: tensor<4xf32>, %b: tensor<4xf32>) {
   // expected-error @+1 {{expects only reversible ops in its body, got nn.tanh}}
   %0:2 = nn.reversible_serial %a, %b : tensor<4xf32>, tensor<4xf32> {
@@ -436,6 +489,7 @@ func.func @serial_not_reversible(%a: tensor<4xf32>, %b: tensor<4xf32>) {
 
 // -----
 
+// nn.reversible_serial-C7
 func.func @serial_value_twice(%a: tensor<4xf32>, %b: tensor<4xf32>) {
   // expected-error @+1 {{expects each value of its body to be used exactly once, got 2 uses}}
   %0:2 = nn.reversible_serial %a, %b : tensor<4xf32>, tensor<4xf32> {
@@ -447,6 +501,7 @@ func.func @serial_value_twice(%a: tensor<4xf32>, %b: tensor<4xf32>) {
 
 // -----
 
+// nn.reversible_serial-C7
 func.func @serial_value_dropped(%a: tensor<4xf32>, %b: tensor<4xf32>) {
   // expected-error @+1 {{expects each value of its body to be used exactly once, got 0 uses}}
   %0:2 = nn.reversible_serial %a, %b : tensor<4xf32>, tensor<4xf32> {
@@ -460,6 +515,7 @@ func.func @serial_value_dropped(%a: tensor<4xf32>, %b: tensor<4xf32>) {
 
 // -----
 
+// nn.reversible_serial-C6
 func.func @serial_captured(%a: tensor<4xf32>, %b: tensor<4xf32>, %c: tensor<4xf32>) {
   // expected-error @+1 {{expects values of its body to flow only through reversible ops, but one is captured by a nested region}}
   %0:3 = nn.reversible_serial %a, %b, %c : tensor<4xf32>, tensor<4xf32>, tensor<4xf32> {
@@ -476,6 +532,7 @@ func.func @serial_captured(%a: tensor<4xf32>, %b: tensor<4xf32>, %c: tensor<4xf3
 
 // -----
 
+// nn.reversible_serial-C6
 // Inside a serial, a residual that reads its own accumulator could not be
 // inverted; the serial's linearity check rejects it.
 func.func @serial_half_residual_reads_acc(%a: tensor<4xf32>, %b: tensor<4xf32>) {
@@ -494,6 +551,7 @@ func.func @serial_half_residual_reads_acc(%a: tensor<4xf32>, %b: tensor<4xf32>) 
 
 // -----
 
+// nn.yield-C2
 func.func @yield_outside(%a: tensor<4xf32>) {
   // expected-error @+1 {{expects parent op to be one of 'nn.reversible_half_residual, nn.reversible_serial'}}
   "nn.yield"(%a) : (tensor<4xf32>) -> ()
@@ -502,6 +560,7 @@ func.func @yield_outside(%a: tensor<4xf32>) {
 
 // -----
 
+// nn.reversible_swap-C2
 func.func @swap_result_types(%a: tensor<4xf32>, %b: tensor<3xf32>) {
   // expected-error @+2 {{'nn.reversible_swap' op inferred type(s) 'tensor<3xf32>', 'tensor<4xf32>' are incompatible with return type(s) of operation 'tensor<4xf32>', 'tensor<3xf32>'}}
   // expected-error @+1 {{'nn.reversible_swap' op failed to infer returned types}}

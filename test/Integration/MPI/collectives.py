@@ -1,4 +1,4 @@
-"""Every coll op against the NumPy reference of its semantics (SPEC.md), on
+"""Every coll op against the NumPy reference of its semantics (docs/spec.md), on
 `ranks` MPI ranks: psum with and without groups, pmean (both), ppermute (a
 full cycle and a partial permutation), all_gather along dims 0 and 1, and
 Adasum (random inputs against the pairwise formula and its butterfly or the

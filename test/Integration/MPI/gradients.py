@@ -4,7 +4,7 @@ Every rank r differentiates its own loss
     loss_r(x_r) = mean(c_r ⊙ tanh(op(x_r)))
 with ad.grad; the job's loss is L = Σ_r loss_r, and the gradient rank r gets
 must be ∂L/∂x_r. The reference is independent of the rules: central finite
-differences (eps 1e-6, f64) of L computed in NumPy from SPEC.md's forward
+differences (eps 1e-6, f64) of L computed in NumPy from docs/spec.md's forward
 semantics of each op, along 4 random directions of every rank's x_r, plus
 the full gradient element by element. Error per direction:
 |<G, v> − fd| / max(|fd|, 1e-2·max|fd|) ≤ 1e-6 (gradcheck.py's measure).

@@ -8,7 +8,7 @@
 arguments; they are written as `in<i>.<r>.npy` and passed with `{rank}` in
 the path, so the runner's substitution is exercised too.
 
-The references below are written from SPEC.md's definitions, independently
+The references below are written from docs/spec.md's definitions, independently
 of the runtime's algorithms (Adasum here merges whole vectors in float64; the
 runtime halves vectors and splits the dot products across ranks).
 """
@@ -83,7 +83,7 @@ class MpiJob:
 # -- references (float64) -----------------------------------------------------
 
 def adasum_pair(a, b):
-    """SPEC.md: (1 − a·b/(2‖a‖²))·a + (1 − a·b/(2‖b‖²))·b; a zero-norm
+    """docs/spec.md: (1 − a·b/(2‖a‖²))·a + (1 − a·b/(2‖b‖²))·b; a zero-norm
     tensor contributes the other unchanged."""
     a = np.asarray(a, np.float64)
     b = np.asarray(b, np.float64)

@@ -1,4 +1,11 @@
 //===- ADOps.cpp - Verifiers of ad ops ------------------------------------===//
+//
+// One check per constraint of docs/spec.md's `ad` section, cited by its id
+// (`ad.grad-C2`); each message has a case in test/Dialect/AD/invalid.mlir.
+// grad, value_and_grad and vjp check their callee when the enclosing symbol
+// table verifies (SymbolUserOpInterface).
+//
+//===----------------------------------------------------------------------===//
 
 #include "trellis/Dialect/AD/IR/AD.h"
 
@@ -25,9 +32,9 @@ static FailureOr<FunctionOpInterface>
 lookupCallee(Operation *op, FlatSymbolRefAttr callee,
              SymbolTableCollection &symbols) {
   auto fn = symbols.lookupNearestSymbolFrom<FunctionOpInterface>(op, callee);
-  if (!fn)
+  if (!fn) // (ad.grad-C2, ad.value_and_grad-C2, ad.vjp-C2)
     return op->emitOpError("references an undefined function ") << callee;
-  if (fn.isExternal())
+  if (fn.isExternal()) // (ad.grad-C3, ad.value_and_grad-C3, ad.vjp-C3)
     return op->emitOpError("cannot differentiate the external function ")
            << callee;
   return fn;
@@ -36,10 +43,11 @@ lookupCallee(Operation *op, FlatSymbolRefAttr callee,
 static LogicalResult verifyArgTypes(Operation *op, FunctionOpInterface fn,
                                     TypeRange args) {
   ArrayRef<Type> inputs = fn.getArgumentTypes();
-  if (inputs.size() != args.size())
+  if (inputs.size() != args.size()) // (ad.grad-C4, ad.value_and_grad-C4)
     return op->emitOpError("passes ")
            << args.size() << " argument(s) to a function taking "
            << inputs.size();
+  // (ad.grad-C5, ad.value_and_grad-C5, ad.vjp-C5)
   for (auto [i, pair] : llvm::enumerate(llvm::zip(inputs, args)))
     if (std::get<0>(pair) != std::get<1>(pair))
       return op->emitOpError("argument #")
@@ -48,6 +56,7 @@ static LogicalResult verifyArgTypes(Operation *op, FunctionOpInterface fn,
   return success();
 }
 
+/// (ad.grad-C11, ad.value_and_grad-C11, ad.vjp-C7)
 static LogicalResult verifyResultTypes(Operation *op, TypeRange expected) {
   if (op->getResultTypes() != expected) {
     InFlightDiagnostic diag = op->emitOpError("expects result types (");
@@ -58,8 +67,9 @@ static LogicalResult verifyResultTypes(Operation *op, TypeRange expected) {
   return success();
 }
 
-/// The checks shared by ad.grad and ad.value_and_grad; `valueFirst` puts
-/// the loss (and the aux values) before the gradients.
+/// The checks shared by ad.grad and ad.value_and_grad, whose constraint ids
+/// are the same; `valueFirst` puts the loss (and the aux values) before the
+/// gradients.
 template <typename OpTy>
 static LogicalResult verifyGradientOp(OpTy op, SymbolTableCollection &symbols,
                                       bool valueFirst) {
@@ -70,9 +80,11 @@ static LogicalResult verifyGradientOp(OpTy op, SymbolTableCollection &symbols,
   if (failed(verifyArgTypes(op, *fn, op.getArgs().getTypes())))
     return failure();
   ArrayRef<Type> fnResults = fn->getResultTypes();
+  // (ad.grad-C6, ad.value_and_grad-C6)
   if (fnResults.empty() || !isScalarFloat(fnResults.front()))
     return op.emitOpError("expects the function's first result to be a "
                           "scalar float loss");
+  // (ad.grad-C7, ad.value_and_grad-C7)
   if (!op.getHasAux() && fnResults.size() != 1)
     return op.emitOpError("expects a function with a single result unless "
                           "has_aux is set, got ")
@@ -81,14 +93,15 @@ static LogicalResult verifyGradientOp(OpTy op, SymbolTableCollection &symbols,
   SmallVector<Type> grads;
   llvm::SmallSet<int64_t, 4> seen;
   for (int64_t i : op.getDiffArgIndices()) {
+    // (ad.grad-C8, ad.value_and_grad-C8)
     if (i < 0 || i >= static_cast<int64_t>(op.getArgs().size()))
       return op.emitOpError("argnums entry ")
              << i << " is out of range for " << op.getArgs().size()
              << " argument(s)";
-    if (!seen.insert(i).second)
+    if (!seen.insert(i).second) // (ad.grad-C9, ad.value_and_grad-C9)
       return op.emitOpError("argnums entry ") << i << " is repeated";
     Type t = op.getArgs()[i].getType();
-    if (!isDifferentiableType(t))
+    if (!isDifferentiableType(t)) // (ad.grad-C10, ad.value_and_grad-C10)
       return op.emitOpError("cannot differentiate with respect to argument #")
              << i << " of non-float type " << t;
     grads.push_back(t);
@@ -101,6 +114,7 @@ static LogicalResult verifyGradientOp(OpTy op, SymbolTableCollection &symbols,
   llvm::append_range(expected, fnResults.drop_front());
   if (valueFirst)
     llvm::append_range(expected, grads);
+  // (ad.grad-C11, ad.value_and_grad-C11)
   return verifyResultTypes(op, expected);
 }
 
@@ -120,13 +134,16 @@ LogicalResult VJPOp::verifySymbolUses(SymbolTableCollection &symbols) {
     return failure();
   ArrayRef<Type> inputs = fn->getArgumentTypes(),
                  outputs = fn->getResultTypes();
+  // (ad.vjp-C4)
   if (getOperands().size() != inputs.size() + outputs.size())
     return emitOpError("expects ")
            << inputs.size() << " primal(s) and " << outputs.size()
            << " cotangent(s), got " << getOperands().size() << " operand(s)";
+  // (ad.vjp-C5; its count check cannot fail after ad.vjp-C4)
   if (failed(verifyArgTypes(*this, *fn,
                             getOperands().take_front(inputs.size()).getTypes())))
     return failure();
+  // (ad.vjp-C6)
   for (auto [i, pair] : llvm::enumerate(llvm::zip(
            outputs, getOperands().drop_front(inputs.size()).getTypes())))
     if (std::get<0>(pair) != std::get<1>(pair))
@@ -135,15 +152,15 @@ LogicalResult VJPOp::verifySymbolUses(SymbolTableCollection &symbols) {
              << " but the function's result has type " << std::get<0>(pair);
   SmallVector<Type> expected(outputs);
   llvm::append_range(expected, inputs);
-  return verifyResultTypes(*this, expected);
+  return verifyResultTypes(*this, expected); // (ad.vjp-C7)
 }
 
 LogicalResult CheckpointOp::verifyRegions() {
   Block &body = getBody().front();
-  if (body.getArgumentTypes() != getInputs().getTypes())
+  if (body.getArgumentTypes() != getInputs().getTypes()) // (ad.checkpoint-C2)
     return emitOpError("expects the body to take the types of the inputs");
   auto yield = cast<YieldOp>(body.getTerminator());
-  if (yield.getValues().getTypes() != getResultTypes())
+  if (yield.getValues().getTypes() != getResultTypes()) // (ad.checkpoint-C3)
     return emitOpError("expects the body to yield the types of the results");
   return success();
 }

@@ -224,7 +224,7 @@ static bool isDynamicFloatTensor(Type type) {
 
 /// Reports the first float tensor of `fn` (argument or op result) with a
 /// dynamic or unranked shape: differentiation is defined for static shapes
-/// only (SPEC.md: "static shapes first").
+/// only (docs/spec.md, "Types and shapes").
 static LogicalResult checkStaticShapes(func::FuncOp fn) {
   for (auto [i, type] : llvm::enumerate(fn.getArgumentTypes()))
     if (isDynamicFloatTensor(type))

@@ -1,7 +1,9 @@
 //===- NNOps.cpp - Verifiers and type inference of nn ops -----------------===//
 //
-// One check per constraint documented in dialects/NN/NNOps.td; each message
-// has a case in test/Dialect/NN/invalid.mlir.
+// One check per constraint of docs/spec.md's `nn` section, cited by its id
+// (`nn.dense-C2`); each message has a case in test/Dialect/NN/invalid.mlir.
+// Constraints marked (ODS) in the spec are checked by the generated
+// verifier, from the types and traits in dialects/NN/NNOps.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,9 +43,11 @@ static std::string shapeString(ArrayRef<int64_t> shape) {
 static LogicalResult verifyVector(Operation *op, StringRef name, Value v,
                                   int64_t n) {
   auto type = cast<RankedTensorType>(v.getType());
+  // (nn.dense-C5, nn.layer_norm-C4, nn.layer_norm-C6)
   if (type.getRank() != 1)
     return op->emitOpError() << "expects " << name << " of rank 1, got rank "
                              << type.getRank();
+  // (nn.dense-C6, nn.layer_norm-C5, nn.layer_norm-C7)
   if (type.getDimSize(0) != n)
     return op->emitOpError() << "expects " << name << " of length " << n
                              << ", got " << type.getDimSize(0);
@@ -56,23 +60,26 @@ static LogicalResult verifyVector(Operation *op, StringRef name, Value v,
 
 LogicalResult DenseOp::verify() {
   auto x = getX().getType(), w = getW().getType();
-  if (x.getRank() < 1)
+  if (x.getRank() < 1) // (nn.dense-C2)
     return emitOpError("expects x of rank at least 1");
-  if (w.getRank() != 2)
+  if (w.getRank() != 2) // (nn.dense-C3)
     return emitOpError("expects w of rank 2, got rank ") << w.getRank();
   int64_t k = x.getShape().back();
-  if (w.getDimSize(0) != k)
+  if (w.getDimSize(0) != k) // (nn.dense-C4)
     return emitOpError("expects w's first dimension to equal x's last (")
            << k << "), got " << w.getDimSize(0);
   int64_t n = w.getDimSize(1);
+  // (nn.dense-C5, nn.dense-C6)
   if (failed(verifyVector(*this, "b", getB(), n)))
     return failure();
   SmallVector<int64_t> expected(x.getShape().drop_back());
   expected.push_back(n);
+  // (nn.dense-C7)
   if (getResult().getType().getShape() != ArrayRef<int64_t>(expected))
     return emitOpError("expects result shape ")
            << shapeString(expected) << ", got "
            << shapeString(getResult().getType().getShape());
+  // (nn.dense-C8)
   return verifySameElementType(*this, {getX(), getW(), getB(), getResult()});
 }
 
@@ -82,22 +89,25 @@ LogicalResult DenseOp::verify() {
 
 LogicalResult LayerNormOp::verify() {
   auto x = getX().getType();
-  if (x.getRank() < 1)
+  if (x.getRank() < 1) // (nn.layer_norm-C3)
     return emitOpError("expects x of rank at least 1");
   int64_t d = x.getShape().back();
+  // (nn.layer_norm-C4, nn.layer_norm-C5; nn.layer_norm-C6, nn.layer_norm-C7)
   if (failed(verifyVector(*this, "scale", getScale(), d)) ||
       failed(verifyVector(*this, "bias", getBias(), d)))
     return failure();
-  if (!(getEpsilon().convertToFloat() > 0.0f))
+  if (!(getEpsilon().convertToFloat() > 0.0f)) // (nn.layer_norm-C8)
     return emitOpError("expects a positive epsilon, got ")
            << getEpsilon().convertToFloat();
+  // (nn.layer_norm-C9)
   return verifySameElementType(*this, {getX(), getScale(), getBias()});
 }
 
+/// The constraints softmax and log_softmax share.
 static LogicalResult verifyLastDimOp(Operation *op, RankedTensorType type) {
-  if (type.getRank() < 1)
+  if (type.getRank() < 1) // (nn.softmax-C3, nn.log_softmax-C3)
     return op->emitOpError("expects an operand of rank at least 1");
-  if (type.getShape().back() == 0)
+  if (type.getShape().back() == 0) // (nn.softmax-C4, nn.log_softmax-C4)
     return op->emitOpError("expects a non-empty last dimension");
   return success();
 }
@@ -112,24 +122,26 @@ LogicalResult LogSoftmaxOp::verify() {
 
 LogicalResult CrossEntropyOp::verify() {
   auto logits = getLogits().getType(), labels = getLabels().getType();
-  if (logits.getRank() != 2)
+  if (logits.getRank() != 2) // (nn.cross_entropy-C2)
     return emitOpError("expects logits of rank 2 (BxC), got rank ")
            << logits.getRank();
-  if (labels.getRank() != 1)
+  if (labels.getRank() != 1) // (nn.cross_entropy-C3)
     return emitOpError("expects labels of rank 1 (B), got rank ")
            << labels.getRank();
-  if (labels.getDimSize(0) != logits.getDimSize(0))
+  if (labels.getDimSize(0) != logits.getDimSize(0)) // (nn.cross_entropy-C4)
     return emitOpError("expects one label per logits row (")
            << logits.getDimSize(0) << "), got " << labels.getDimSize(0);
+  // (nn.cross_entropy-C5)
   if (logits.getDimSize(0) == 0 || logits.getDimSize(1) == 0)
     return emitOpError("expects a non-empty batch and class dimension");
+  // (nn.cross_entropy-C6)
   return verifySameElementType(*this, {getLogits(), getResult()});
 }
 
 LogicalResult MeanOp::verify() {
-  if (getX().getType().getNumElements() == 0)
+  if (getX().getType().getNumElements() == 0) // (nn.mean-C2)
     return emitOpError("expects a non-empty operand");
-  return verifySameElementType(*this, {getX(), getResult()});
+  return verifySameElementType(*this, {getX(), getResult()}); // (nn.mean-C3)
 }
 
 //===----------------------------------------------------------------------===//
@@ -138,21 +150,24 @@ LogicalResult MeanOp::verify() {
 
 LogicalResult EmbeddingOp::verify() {
   auto ids = getIds().getType(), table = getTable().getType();
-  if (table.getRank() != 2)
+  if (table.getRank() != 2) // (nn.embedding-C2)
     return emitOpError("expects a table of rank 2 (VxD), got rank ")
            << table.getRank();
-  if (table.getDimSize(0) == 0)
+  if (table.getDimSize(0) == 0) // (nn.embedding-C3)
     return emitOpError("expects a table with at least one row");
   SmallVector<int64_t> expected(ids.getShape());
   expected.push_back(table.getDimSize(1));
+  // (nn.embedding-C4)
   if (getResult().getType().getShape() != ArrayRef<int64_t>(expected))
     return emitOpError("expects result shape ")
            << shapeString(expected) << ", got "
            << shapeString(getResult().getType().getShape());
+  // (nn.embedding-C5)
   return verifySameElementType(*this, {getTable(), getResult()});
 }
 
-/// The operand constraints nn.attention and nn.attention_grad share.
+/// The operand constraints nn.attention and nn.attention_grad share: C2 to
+/// C8 of both (nn.attention_grad-Ci is nn.attention-Ci for these).
 template <typename OpTy>
 static LogicalResult verifyAttentionOperands(OpTy op) {
   auto q = op.getQ().getType(), k = op.getK().getType(),
@@ -160,42 +175,48 @@ static LogicalResult verifyAttentionOperands(OpTy op) {
   for (auto [name, t] : {std::pair<StringRef, RankedTensorType>{"q", q},
                          {"k", k},
                          {"v", v}})
-    if (t.getRank() != 3)
+    if (t.getRank() != 3) // (nn.attention-C2)
       return op.emitOpError() << "expects " << name
                               << " of rank 3 (BxLxD), got rank " << t.getRank();
-  if (k.getShape() != v.getShape())
+  if (k.getShape() != v.getShape()) // (nn.attention-C3)
     return op.emitOpError("expects k and v of one shape, got ")
            << shapeString(k.getShape()) << " and " << shapeString(v.getShape());
+  // (nn.attention-C4)
   if (q.getDimSize(0) != k.getDimSize(0) || q.getDimSize(2) != k.getDimSize(2))
     return op.emitOpError("expects q and k to agree in batch and feature "
                           "dimensions, got ")
            << shapeString(q.getShape()) << " and " << shapeString(k.getShape());
+  // (nn.attention-C5)
   if (op.getCausal() && q.getDimSize(1) != k.getDimSize(1))
     return op.emitOpError("expects as many queries as keys when causal, got ")
            << q.getDimSize(1) << " and " << k.getDimSize(1);
   int64_t heads = op.getNumHeads(), d = q.getDimSize(2);
-  if (heads < 1)
+  if (heads < 1) // (nn.attention-C6)
     return op.emitOpError("expects num_heads ≥ 1, got ") << heads;
-  if (d % heads != 0)
+  if (d % heads != 0) // (nn.attention-C7)
     return op.emitOpError("expects num_heads (")
            << heads << ") to divide the feature dimension (" << d << ")";
+  // (nn.attention-C8)
   return verifySameElementType(op, {op.getQ(), op.getK(), op.getV()});
 }
 
 LogicalResult AttentionOp::verify() {
   if (failed(verifyAttentionOperands(*this)))
     return failure();
-  if (getResult().getType() != getQ().getType())
+  if (getResult().getType() != getQ().getType()) // (nn.attention-C9)
     return emitOpError("expects the result type to equal q's type");
   return success();
 }
 
 LogicalResult AttentionGradOp::verify() {
+  // (nn.attention_grad-C2 to nn.attention_grad-C8)
   if (failed(verifyAttentionOperands(*this)))
     return failure();
   Type q = getQ().getType(), k = getK().getType();
+  // (nn.attention_grad-C9)
   if (getOut().getType() != q || getDOut().getType() != q)
     return emitOpError("expects out and d_out of q's type");
+  // (nn.attention_grad-C10)
   if (getDq().getType() != q || getDk().getType() != k ||
       getDv().getType() != getV().getType())
     return emitOpError("expects dq, dk, dv of the types of q, k, v");
@@ -203,11 +224,11 @@ LogicalResult AttentionGradOp::verify() {
 }
 
 LogicalResult DropoutOp::verify() {
-  if (getKey().getType().getDimSize(0) != 2)
+  if (getKey().getType().getDimSize(0) != 2) // (nn.dropout-C3)
     return emitOpError("expects a key of two 32-bit words, got ")
            << getKey().getType().getDimSize(0);
   float rate = getRate().convertToFloat();
-  if (!(rate >= 0.0f && rate < 1.0f))
+  if (!(rate >= 0.0f && rate < 1.0f)) // (nn.dropout-C4)
     return emitOpError("expects 0 ≤ rate < 1, got ") << rate;
   return success();
 }
@@ -222,6 +243,7 @@ static LogicalResult verifyRegionSignature(Operation *op, Region &region,
                                            TypeRange argTypes,
                                            TypeRange yieldTypes) {
   Block &block = region.front();
+  // (nn.reversible_half_residual-C3, nn.reversible_serial-C3)
   if (block.getArgumentTypes() != argTypes)
     return op->emitOpError("expects the body to take ")
            << argTypes.size() << " argument(s) of the types "
@@ -231,6 +253,7 @@ static LogicalResult verifyRegionSignature(Operation *op, Region &region,
                    : "of the context values")
            << ", got " << block.getNumArguments();
   auto yield = cast<YieldOp>(block.getTerminator());
+  // (nn.reversible_half_residual-C4, nn.reversible_serial-C4)
   if (yield.getValues().getTypes() != yieldTypes)
     return op->emitOpError("expects the body to yield ")
            << yieldTypes.size() << " value(s) of type(s) matching "
@@ -248,13 +271,16 @@ LogicalResult ReversibleHalfResidualOp::inferReturnTypes(
 }
 
 LogicalResult ReversibleHalfResidualOp::verifyRegions() {
+  // (nn.reversible_half_residual-C3, nn.reversible_half_residual-C4)
   if (failed(verifyRegionSignature(*this, getBody(), getCtx().getTypes(),
                                    getAcc().getType())))
     return failure();
+  // Deliberately not verified (docs/spec.md, nn.reversible_half_residual):
   // F may read the accumulator's value (captured): y = acc + F(ctx, acc) is
   // well defined and so is its derivative. Only inversion (x = y − F) needs
   // F not to read acc, and inversion happens only inside reversible_serial,
-  // whose linearity check already rejects any capture of its chain values.
+  // whose linearity check already rejects any capture of its chain values
+  // (nn.reversible_serial-C6).
   // An SSA-level check here was not stable: CSE, canonicalization and
   // checkpoint inlining turn valid programs into ones that read acc
   // (test/Property/regressions/).
@@ -277,13 +303,14 @@ LogicalResult ReversibleSerialOp::inferReturnTypes(
 }
 
 LogicalResult ReversibleSerialOp::verifyRegions() {
+  // (nn.reversible_serial-C3, nn.reversible_serial-C4)
   if (failed(verifyRegionSignature(*this, getBody(), getInputs().getTypes(),
                                    getInputs().getTypes())))
     return failure();
   Block &body = getBody().front();
   for (Operation &inner : body.without_terminator())
     if (!isa<ReversibleHalfResidualOp, ReversibleSwapOp, ReversibleSerialOp>(
-            inner))
+            inner)) // (nn.reversible_serial-C5)
       return emitOpError("expects only reversible ops in its body, got ")
              << inner.getName();
 
@@ -294,12 +321,12 @@ LogicalResult ReversibleSerialOp::verifyRegions() {
     for (OpOperand &use : v.getUses()) {
       if (use.getOwner()->getBlock() == &body)
         ++direct;
-      else
+      else // (nn.reversible_serial-C6)
         return emitOpError("expects values of its body to flow only through "
                            "reversible ops, but one is captured by a nested "
                            "region (pass it as context instead)");
     }
-    if (direct != 1)
+    if (direct != 1) // (nn.reversible_serial-C7)
       return emitOpError("expects each value of its body to be used exactly "
                          "once, got ")
              << direct << " uses";
