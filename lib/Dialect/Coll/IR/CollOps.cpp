@@ -1,7 +1,9 @@
 //===- CollOps.cpp - Verifiers of coll ops --------------------------------===//
 //
-// One check per constraint documented in dialects/Coll/CollOps.td; each
-// message has a case in test/Dialect/Coll/invalid.mlir.
+// One check per constraint of docs/spec.md's `coll` section, cited by its id
+// (`coll.psum-C3`); each message has a case in
+// test/Dialect/Coll/invalid.mlir. Constraints marked (ODS) in the spec are
+// checked by the generated verifier, from dialects/Coll/CollOps.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +38,8 @@ trellis::coll::getSendPairs(DenseIntElementsAttr pairs) {
   return result;
 }
 
+/// C3 of psum, pmean, adasum and ppermute, C2 of all_gather (cited where
+/// it is called).
 static LogicalResult verifyAxis(Operation *op, StringRef axis) {
   if (axis.empty())
     return op->emitOpError("expects a non-empty axis name");
@@ -48,18 +52,21 @@ static LogicalResult verifyGroups(Operation *op,
   if (!groups)
     return success();
   auto type = cast<ShapedType>(groups->getType());
-  if (type.getRank() != 2)
+  if (type.getRank() != 2) // (coll.psum-C4, coll.pmean-C4, coll.adasum-C4)
     return op->emitOpError("expects groups of rank 2 (a list of rank lists), "
                            "got rank ")
            << type.getRank();
+  // (coll.psum-C5, coll.pmean-C5, coll.adasum-C5)
   if (type.getNumElements() == 0)
     return op->emitOpError("expects at least one non-empty group");
   int64_t n = type.getNumElements();
   llvm::SmallDenseSet<int64_t> seen;
   for (int64_t rank : groups->getValues<int64_t>()) {
+    // (coll.psum-C6, coll.pmean-C6, coll.adasum-C6)
     if (rank < 0 || rank >= n)
       return op->emitOpError("expects groups to cover the ranks 0..")
              << n - 1 << ", got rank " << rank;
+    // (coll.psum-C7, coll.pmean-C7, coll.adasum-C7)
     if (!seen.insert(rank).second)
       return op->emitOpError("expects disjoint groups, rank ")
              << rank << " appears twice";
@@ -67,42 +74,41 @@ static LogicalResult verifyGroups(Operation *op,
   return success();
 }
 
-LogicalResult PsumOp::verify() {
-  if (failed(verifyAxis(*this, getAxis())))
+/// The verifier of psum, pmean and adasum, the reductions over (groups of)
+/// an axis: their constraints are the same, and each diagnostic names the op
+/// it is about.
+template <typename OpTy>
+static LogicalResult verifyReduction(OpTy op) {
+  // (coll.psum-C3, coll.pmean-C3, coll.adasum-C3)
+  if (failed(verifyAxis(op, op.getAxis())))
     return failure();
-  return verifyGroups(*this, getGroups());
+  return verifyGroups(op, op.getGroups());
 }
 
-LogicalResult PmeanOp::verify() {
-  if (failed(verifyAxis(*this, getAxis())))
-    return failure();
-  return verifyGroups(*this, getGroups());
-}
+LogicalResult PsumOp::verify() { return verifyReduction(*this); }
 
-LogicalResult AdasumOp::verify() {
-  if (failed(verifyAxis(*this, getAxis())))
-    return failure();
-  return verifyGroups(*this, getGroups());
-}
+LogicalResult PmeanOp::verify() { return verifyReduction(*this); }
+
+LogicalResult AdasumOp::verify() { return verifyReduction(*this); }
 
 LogicalResult PpermuteOp::verify() {
-  if (failed(verifyAxis(*this, getAxis())))
+  if (failed(verifyAxis(*this, getAxis()))) // (coll.ppermute-C3)
     return failure();
   auto type = cast<ShapedType>(getPairs().getType());
-  if (type.getRank() != 2 || type.getDimSize(1) != 2)
+  if (type.getRank() != 2 || type.getDimSize(1) != 2) // (coll.ppermute-C4)
     return emitOpError("expects pairs of shape Nx2 ([source, destination] "
                        "rows), got ")
            << type;
   llvm::SmallDenseSet<int64_t> sources, destinations;
   for (auto [source, destination] : getSendPairs(getPairsAttr())) {
-    if (source < 0 || destination < 0)
+    if (source < 0 || destination < 0) // (coll.ppermute-C5)
       return emitOpError("expects non-negative ranks in pairs, got [")
              << source << ", " << destination << "]";
-    if (!sources.insert(source).second)
+    if (!sources.insert(source).second) // (coll.ppermute-C6)
       return emitOpError("expects each rank to be the source of one pair at "
                          "most, rank ")
              << source << " sends twice";
-    if (!destinations.insert(destination).second)
+    if (!destinations.insert(destination).second) // (coll.ppermute-C7)
       return emitOpError("expects each rank to be the destination of one "
                          "pair at most, rank ")
              << destination << " receives twice";
@@ -117,25 +123,26 @@ int64_t AllGatherOp::getNumRanks() {
 }
 
 LogicalResult AllGatherOp::verify() {
-  if (failed(verifyAxis(*this, getAxis())))
+  if (failed(verifyAxis(*this, getAxis()))) // (coll.all_gather-C2)
     return failure();
   auto x = getX().getType(), result = getResult().getType();
-  if (x.getElementType() != result.getElementType())
+  if (x.getElementType() != result.getElementType()) // (coll.all_gather-C3)
     return emitOpError("expects the result's element type to be x's, got ")
            << result.getElementType() << " and " << x.getElementType();
   int64_t dim = getDim();
-  if (dim < 0 || dim >= x.getRank())
+  if (dim < 0 || dim >= x.getRank()) // (coll.all_gather-C4)
     return emitOpError("expects dim in [0, ")
            << x.getRank() << "), got " << dim;
-  if (result.getRank() != x.getRank())
+  if (result.getRank() != x.getRank()) // (coll.all_gather-C5)
     return emitOpError("expects a result of rank ")
            << x.getRank() << ", got rank " << result.getRank();
   for (int64_t i = 0; i < x.getRank(); ++i) {
     int64_t in = x.getDimSize(i), out = result.getDimSize(i);
-    if (i != dim && in != out)
+    if (i != dim && in != out) // (coll.all_gather-C6)
       return emitOpError("expects the result to match x outside dim ")
              << dim << ", dimension " << i << " is " << out << " instead of "
              << in;
+    // (coll.all_gather-C7)
     if (i == dim && (in == 0 || out % in != 0 || out == 0))
       return emitOpError("expects the result's dim ")
              << dim << " to be a positive multiple (the number of ranks) of "
