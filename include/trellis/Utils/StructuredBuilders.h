@@ -1,7 +1,10 @@
 //===- StructuredBuilders.h - Building linalg code on tensors ---*- C++ -*-===//
 //
 // Small builders for destination-style tensor code, shared by the nn
-// lowering and the reverse-mode rules so both express layers the same way.
+// lowering and the reverse-mode rules (nn, coll and the upstream ops' rules)
+// so that all of them express layers the same way. Builders that only one
+// lowering needs live with it (attention's heads and contractions are in
+// lib/Conversion/NNToLinalg/Attention.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,10 +20,15 @@
 namespace trellis::builders {
 
 /// Computes one scalar from the block arguments of a linalg.generic body.
-using ScalarFn = llvm::function_ref<mlir::Value(mlir::OpBuilder &,
-                                                mlir::Location, mlir::ValueRange)>;
+using ScalarFn = llvm::function_ref<mlir::Value(
+    mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>;
 
-/// Scalar float arithmetic for linalg.generic bodies.
+//===----------------------------------------------------------------------===//
+// Scalars
+//===----------------------------------------------------------------------===//
+
+/// Float arithmetic (on scalars in linalg.generic bodies, or elementwise on
+/// tensors).
 mlir::Value addF(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                  mlir::Value y);
 mlir::Value subF(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
@@ -33,16 +41,34 @@ mlir::Value floatConst(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
                        double value);
 /// An i32 constant with the bits of `value`.
 mlir::Value i32Const(mlir::OpBuilder &b, mlir::Location loc, uint32_t value);
+/// An index constant.
+mlir::Value indexConst(mlir::OpBuilder &b, mlir::Location loc, int64_t value);
 /// A float constant of `type`: a scalar, or a splat for a tensor type.
 mlir::Value constantLike(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Type type, double value);
+/// A float constant of the type of `like`.
+mlir::Value constantLike(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value like, double value);
 /// Zeros of `type` (a filled tensor, or a scalar constant).
 mlir::Value zerosLike(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type);
 
-/// A tensor of `shape` filled with `value`.
-mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc,
-                         llvm::ArrayRef<int64_t> shape, mlir::Type elementType,
-                         double value);
+/// The signed integer `x` clamped to [lo, hi].
+mlir::Value clampSigned(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                        int64_t lo, int64_t hi);
+/// In a linalg.generic body: whether the index of loop `dim` equals the
+/// integer `value` (a label, say).
+mlir::Value loopIndexEquals(mlir::OpBuilder &b, mlir::Location loc,
+                            unsigned dim, mlir::Value value);
+
+/// Bodies for the builders below: `a[0] + a[1]` (the step of a sum, or an
+/// elementwise sum) and `a[0]·a[1] + a[2]` (the step of a contraction).
+mlir::Value sumStep(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange a);
+mlir::Value mulAddStep(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::ValueRange a);
+
+//===----------------------------------------------------------------------===//
+// Indexing maps
+//===----------------------------------------------------------------------===//
 
 /// (d0, ..., d{rank-1}) -> (d{i} for i in `dims`).
 mlir::AffineMap selectDims(mlir::MLIRContext *ctx, unsigned rank,
@@ -53,6 +79,15 @@ mlir::AffineMap dropLast(mlir::MLIRContext *ctx, unsigned rank);
 /// Keeps only the last loop: the map of a per-column parameter vector.
 mlir::AffineMap lastOnly(mlir::MLIRContext *ctx, unsigned rank);
 
+//===----------------------------------------------------------------------===//
+// Tensors and generics
+//===----------------------------------------------------------------------===//
+
+/// A tensor of `shape` filled with `value`.
+mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc,
+                         llvm::ArrayRef<int64_t> shape, mlir::Type elementType,
+                         double value);
+
 /// A linalg.generic writing into `init` through `initMap`; the body gets the
 /// input elements followed by the current output element.
 mlir::Value buildGeneric(mlir::OpBuilder &b, mlir::Location loc,
@@ -61,6 +96,21 @@ mlir::Value buildGeneric(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Value init, mlir::AffineMap initMap,
                          llvm::ArrayRef<mlir::utils::IteratorType> iterators,
                          ScalarFn body);
+/// An elementwise generic producing `type`; inputs are read through `maps`
+/// (identity for same-shaped operands, projections for broadcasts).
+mlir::Value buildMap(mlir::OpBuilder &b, mlir::Location loc,
+                     mlir::RankedTensorType type, mlir::ValueRange inputs,
+                     llvm::ArrayRef<mlir::AffineMap> maps, ScalarFn body);
+/// An elementwise generic over operands that all have the type of the
+/// first, producing that type.
+mlir::Value buildElementwise(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::ValueRange inputs, ScalarFn body);
+/// An elementwise generic over `elements` (all of the type of the first,
+/// which it produces) and per-row values `rows` (that type without its last
+/// dimension); the body gets the elements, then the row values.
+mlir::Value buildRowwiseMap(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::ValueRange elements, mlir::ValueRange rows,
+                            ScalarFn body);
 /// `acc` with `update` added into its slice at `offsets`/`sizes`/`strides`
 /// (update has the slice's type): the slice is the output of a generic that
 /// reads it, so bufferization adds in place into the accumulator's buffer
@@ -71,11 +121,19 @@ mlir::Value addIntoSlice(mlir::OpBuilder &b, mlir::Location loc,
                          llvm::ArrayRef<mlir::OpFoldResult> offsets,
                          llvm::ArrayRef<mlir::OpFoldResult> sizes,
                          llvm::ArrayRef<mlir::OpFoldResult> strides);
-/// An elementwise generic producing `type`; inputs are read through `maps`
-/// (identity for same-shaped operands, projections for broadcasts).
-mlir::Value buildMap(mlir::OpBuilder &b, mlir::Location loc,
-                     mlir::RankedTensorType type, mlir::ValueRange inputs,
-                     llvm::ArrayRef<mlir::AffineMap> maps, ScalarFn body);
+/// `size` elements of `x` from `offset` along `dim`, the other dims whole.
+mlir::Value extractAlong(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                         unsigned dim, mlir::OpFoldResult offset, int64_t size);
+/// `part` written into `whole` from `offset` along `dim` (the one dim in
+/// which they differ).
+mlir::Value insertAlong(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value part, mlir::Value whole, unsigned dim,
+                        mlir::OpFoldResult offset);
+
+//===----------------------------------------------------------------------===//
+// Row reductions
+//===----------------------------------------------------------------------===//
+
 /// Reduces the last dimension of a loop nest shaped like `type`, starting
 /// from `init`; `combine` gets the input elements and the accumulator. The
 /// body's floating-point ops are marked `fastmath<reassoc,contract>`, so
@@ -88,6 +146,10 @@ mlir::Value buildRowReduce(mlir::OpBuilder &b, mlir::Location loc,
 /// Row sums (over the last dim) of the product of same-shaped tensors.
 mlir::Value rowSumOfProduct(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::ValueRange factors);
+/// Row sums Σx and Σ(x − mean)² over the last dimension of `x`, mean being
+/// Σx/K: the two passes of a variance that stays accurate for large means.
+std::pair<mlir::Value, mlir::Value>
+buildRowMoments(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 /// Row maximum and Σ exp(x − max) over the last dimension of `x`.
 std::pair<mlir::Value, mlir::Value>
 buildStableExpSum(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
@@ -98,6 +160,11 @@ mlir::Value buildSoftmax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
 /// buildRowReduce) and multiplies by `scale`.
 mlir::Value buildScaledTotal(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::Value x, double scale);
+
+//===----------------------------------------------------------------------===//
+// Matrices
+//===----------------------------------------------------------------------===//
+
 /// Reassociation that merges all dimensions but the last: `...xK` -> `MxK`.
 llvm::SmallVector<mlir::ReassociationIndices> mergeLeading(unsigned rank);
 
@@ -113,25 +180,6 @@ mlir::Value matmul(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lhs,
                    mlir::Value rhs);
 /// Sums an `MxN` matrix over its rows: the `N` column totals.
 mlir::Value sumRows(mlir::OpBuilder &b, mlir::Location loc, mlir::Value m);
-
-/// Multi-head attention in pieces (shared by the lowering and the VJP).
-/// Heads are split as `BxLxD -> BxLxHxDh` and merged back.
-mlir::Value splitHeads(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
-                       int64_t heads);
-mlir::Value mergeHeads(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
-/// softmax(q·kᵀ/√Dh) per head, future keys masked when `causal`:
-/// `BxLqxHxDh, BxLkxHxDh -> BxHxLqxLk`.
-mlir::Value buildAttentionProbs(mlir::OpBuilder &b, mlir::Location loc,
-                                mlir::Value q, mlir::Value k, bool causal);
-/// out[b,i,h,e] = Σ_j p[b,h,i,j]·v[b,j,h,e].
-mlir::Value contractKeys(mlir::OpBuilder &b, mlir::Location loc, mlir::Value p,
-                         mlir::Value v);
-/// dp[b,h,i,j] = Σ_e x[b,i,h,e]·y[b,j,h,e] (scores, or dO·Vᵀ).
-mlir::Value contractFeatures(mlir::OpBuilder &b, mlir::Location loc,
-                             mlir::Value x, mlir::Value y);
-/// dx[b,j,h,e] = Σ_i p[b,h,i,j]·y[b,i,h,e] (Pᵀ·dO, or dSᵀ·Q).
-mlir::Value contractQueries(mlir::OpBuilder &b, mlir::Location loc,
-                            mlir::Value p, mlir::Value y);
 
 } // namespace trellis::builders
 

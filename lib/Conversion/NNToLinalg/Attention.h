@@ -43,8 +43,9 @@ mlir::Value buildAttention(mlir::OpBuilder &b, mlir::Location loc,
 /// cotangent `dOut`.
 std::array<mlir::Value, 3>
 buildAttentionGrad(mlir::OpBuilder &b, mlir::Location loc,
-                   const AttentionLoweringOptions &how, mlir::Value q, mlir::Value k,
-                   mlir::Value v, mlir::Value out, mlir::Value dOut);
+                   const AttentionLoweringOptions &how, mlir::Value q,
+                   mlir::Value k, mlir::Value v, mlir::Value out,
+                   mlir::Value dOut);
 
 } // namespace trellis
 

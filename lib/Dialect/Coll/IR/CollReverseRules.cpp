@@ -16,9 +16,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "trellis/Dialect/Coll/IR/Coll.h"
+#include "trellis/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
 using namespace trellis::coll;
@@ -26,20 +26,25 @@ using trellis::ad::ReverseContext;
 
 using ValueVec = SmallVectorImpl<Value>;
 
-LogicalResult PsumOp::buildReverse(OpBuilder &b, ReverseContext &,
-                                   ValueRange dres, ValueVec &d) {
-  d.assign({dres[0] ? PsumOp::create(b, getLoc(), dres[0], getAxisAttr(),
-                                     getGroupsAttr())
+/// psum and pmean are their own transposes: the cotangent goes through the
+/// same collective over the same groups.
+template <typename OpTy>
+static LogicalResult reverseAsItself(OpTy op, OpBuilder &b, ValueRange dres,
+                                     ValueVec &d) {
+  d.assign({dres[0] ? OpTy::create(b, op.getLoc(), dres[0], op.getAxisAttr(),
+                                   op.getGroupsAttr())
                     : Value()});
   return success();
 }
 
+LogicalResult PsumOp::buildReverse(OpBuilder &b, ReverseContext &,
+                                   ValueRange dres, ValueVec &d) {
+  return reverseAsItself(*this, b, dres, d);
+}
+
 LogicalResult PmeanOp::buildReverse(OpBuilder &b, ReverseContext &,
                                     ValueRange dres, ValueVec &d) {
-  d.assign({dres[0] ? PmeanOp::create(b, getLoc(), dres[0], getAxisAttr(),
-                                      getGroupsAttr())
-                    : Value()});
-  return success();
+  return reverseAsItself(*this, b, dres, d);
 }
 
 LogicalResult PpermuteOp::buildReverse(OpBuilder &b, ReverseContext &,
@@ -64,20 +69,14 @@ LogicalResult AllGatherOp::buildReverse(OpBuilder &b, ReverseContext &,
   }
   Location loc = getLoc();
   // Sum the cotangent over the ranks, then keep this rank's slice.
-  Value summed = PsumOp::create(b, loc, dres[0], getAxisAttr(),
-                                DenseIntElementsAttr());
-  RankedTensorType xType = getX().getType();
+  Value summed =
+      PsumOp::create(b, loc, dres[0], getAxisAttr(), DenseIntElementsAttr());
   int64_t dim = getDim();
+  int64_t size = getX().getType().getDimSize(dim);
   Value index = AxisIndexOp::create(b, loc, b.getIndexType(), getAxisAttr());
   Value offset = arith::MulIOp::create(
-      b, loc, index,
-      arith::ConstantIndexOp::create(b, loc, xType.getDimSize(dim)));
-  SmallVector<OpFoldResult> offsets(xType.getRank(), b.getIndexAttr(0));
-  offsets[dim] = offset;
-  SmallVector<OpFoldResult> sizes, strides(xType.getRank(), b.getIndexAttr(1));
-  for (int64_t size : xType.getShape())
-    sizes.push_back(b.getIndexAttr(size));
-  d.assign({tensor::ExtractSliceOp::create(b, loc, xType, summed, offsets,
-                                           sizes, strides)});
+      b, loc, index, trellis::builders::indexConst(b, loc, size));
+  d.assign(
+      {trellis::builders::extractAlong(b, loc, summed, dim, offset, size)});
   return success();
 }
