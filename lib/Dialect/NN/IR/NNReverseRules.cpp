@@ -26,19 +26,6 @@ using namespace trellis::nn;
 namespace {
 using ValueVec = SmallVectorImpl<Value>;
 
-Value cst(OpBuilder &b, Location l, Value like, double v) {
-  return floatConst(b, l, like.getType(), v);
-}
-
-/// A map over `type` of operands all shaped like it.
-Value mapSame(OpBuilder &b, Location loc, Value like, ValueRange inputs,
-              ScalarFn body) {
-  auto type = cast<RankedTensorType>(like.getType());
-  SmallVector<AffineMap> maps(inputs.size(),
-                              identity(b.getContext(), type.getRank()));
-  return buildMap(b, loc, type, inputs, maps, body);
-}
-
 /// Adds two optional cotangents.
 Value sumOpt(OpBuilder &b, Location loc, Value x, Value y) {
   if (!x)
@@ -60,66 +47,71 @@ LogicalResult DenseOp::buildReverse(OpBuilder &b, ReverseContext &,
   Value x2 = toMatrix(b, loc, getX()), dy2 = toMatrix(b, loc, dres[0]);
   Value dx2 = matmul(b, loc, dy2, transpose2D(b, loc, getW()));
   d.assign({fromMatrix(b, loc, dx2, getX().getType()),
-       matmul(b, loc, transpose2D(b, loc, x2), dy2), sumRows(b, loc, dy2)});
+            matmul(b, loc, transpose2D(b, loc, x2), dy2),
+            sumRows(b, loc, dy2)});
   return success();
 }
 
 LogicalResult ReluOp::buildReverse(OpBuilder &b, ReverseContext &,
                                    ValueRange dres, ValueVec &d) {
-  d.assign({mapSame(b, getLoc(), getX(), {getX(), dres[0]},
-               [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                 Value pos = arith::CmpFOp::create(
-                     nb, l, arith::CmpFPredicate::OGT, a[0], cst(nb, l, a[0], 0));
-                 return arith::SelectOp::create(nb, l, pos, a[1],
-                                                cst(nb, l, a[1], 0));
-               })});
+  d.assign({buildElementwise(
+      b, getLoc(), {getX(), dres[0]},
+      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value pos = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT,
+                                          a[0], constantLike(nb, l, a[0], 0));
+        return arith::SelectOp::create(nb, l, pos, a[1],
+                                       constantLike(nb, l, a[1], 0));
+      })});
   return success();
 }
 
 LogicalResult TanhOp::buildReverse(OpBuilder &b, ReverseContext &,
                                    ValueRange dres, ValueVec &d) {
-  d.assign({mapSame(b, getLoc(), getX(), {getResult(), dres[0]},
-               [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                 Value y2 = mulF(nb, l, a[0], a[0]);
-                 return mulF(nb, l, a[1], subF(nb, l, cst(nb, l, y2, 1), y2));
-               })});
+  d.assign({buildElementwise(
+      b, getLoc(), {getResult(), dres[0]},
+      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value y2 = mulF(nb, l, a[0], a[0]);
+        return mulF(nb, l, a[1], subF(nb, l, constantLike(nb, l, y2, 1), y2));
+      })});
   return success();
 }
 
 LogicalResult GeluOp::buildReverse(OpBuilder &b, ReverseContext &,
                                    ValueRange dres, ValueVec &d) {
   bool approximate = getApproximate();
-  d.assign({mapSame(
-      b, getLoc(), getX(), {getX(), dres[0]},
+  d.assign({buildElementwise(
+      b, getLoc(), {getX(), dres[0]},
       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        Value x = a[0], one = cst(nb, l, x, 1), half = cst(nb, l, x, 0.5);
+        Value x = a[0], one = constantLike(nb, l, x, 1),
+              half = constantLike(nb, l, x, 0.5);
         Value slope;
         if (approximate) {
           // t = tanh(c·(x + k·x³)); d = ½(1+t) + ½x(1−t²)·c·(1 + 3k·x²)
           const double c = std::sqrt(2.0 / M_PI), k = 0.044715;
           Value x2 = mulF(nb, l, x, x);
-          Value inner = mulF(nb, l, cst(nb, l, x, c),
-                             addF(nb, l, x, mulF(nb, l, cst(nb, l, x, k),
-                                                 mulF(nb, l, x2, x))));
+          Value inner = mulF(
+              nb, l, constantLike(nb, l, x, c),
+              addF(nb, l, x,
+                   mulF(nb, l, constantLike(nb, l, x, k), mulF(nb, l, x2, x))));
           Value t = math::TanhOp::create(nb, l, inner);
-          Value dInner = mulF(nb, l, cst(nb, l, x, c),
-                              addF(nb, l, one,
-                                   mulF(nb, l, cst(nb, l, x, 3 * k), x2)));
+          Value dInner = mulF(
+              nb, l, constantLike(nb, l, x, c),
+              addF(nb, l, one, mulF(nb, l, constantLike(nb, l, x, 3 * k), x2)));
           Value sech2 = subF(nb, l, one, mulF(nb, l, t, t));
-          slope = addF(nb, l, mulF(nb, l, half, addF(nb, l, one, t)),
-                       mulF(nb, l, mulF(nb, l, half, x),
-                            mulF(nb, l, sech2, dInner)));
+          slope = addF(
+              nb, l, mulF(nb, l, half, addF(nb, l, one, t)),
+              mulF(nb, l, mulF(nb, l, half, x), mulF(nb, l, sech2, dInner)));
         } else {
           // Φ(x) + x·φ(x), with Φ(x) = ½·erfc(−x/√2) as in the lowering.
           Value cdf = mulF(
               nb, l, half,
-              math::ErfcOp::create(nb, l,
-                                   mulF(nb, l, x, cst(nb, l, x, -M_SQRT1_2))));
-          Value pdf = mulF(
-              nb, l, cst(nb, l, x, 1.0 / std::sqrt(2.0 * M_PI)),
-              math::ExpOp::create(nb, l,
-                                  mulF(nb, l, cst(nb, l, x, -0.5),
-                                       mulF(nb, l, x, x))));
+              math::ErfcOp::create(
+                  nb, l, mulF(nb, l, x, constantLike(nb, l, x, -M_SQRT1_2))));
+          Value pdf =
+              mulF(nb, l, constantLike(nb, l, x, 1.0 / std::sqrt(2.0 * M_PI)),
+                   math::ExpOp::create(nb, l,
+                                       mulF(nb, l, constantLike(nb, l, x, -0.5),
+                                            mulF(nb, l, x, x))));
           slope = addF(nb, l, cdf, mulF(nb, l, x, pdf));
         }
         return mulF(nb, l, a[1], slope);
@@ -136,15 +128,11 @@ LogicalResult SoftmaxOp::buildReverse(OpBuilder &b, ReverseContext &,
   // dx = y ⊙ (dy − Σ dy ⊙ y)
   Location loc = getLoc();
   Value y = getResult(), dy = dres[0];
-  auto type = getType();
-  MLIRContext *ctx = b.getContext();
-  unsigned rank = type.getRank();
   Value s = rowSumOfProduct(b, loc, {dy, y});
-  d.assign({buildMap(b, loc, type, {y, dy, s},
-                {identity(ctx, rank), identity(ctx, rank), dropLast(ctx, rank)},
-                [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                  return mulF(nb, l, a[0], subF(nb, l, a[1], a[2]));
-                })});
+  d.assign({buildRowwiseMap(
+      b, loc, {y, dy}, s, [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        return mulF(nb, l, a[0], subF(nb, l, a[1], a[2]));
+      })});
   return success();
 }
 
@@ -153,16 +141,12 @@ LogicalResult LogSoftmaxOp::buildReverse(OpBuilder &b, ReverseContext &,
   // dx = dy − exp(y) · Σ dy
   Location loc = getLoc();
   Value y = getResult(), dy = dres[0];
-  auto type = getType();
-  MLIRContext *ctx = b.getContext();
-  unsigned rank = type.getRank();
   Value s = rowSumOfProduct(b, loc, {dy});
-  d.assign({buildMap(b, loc, type, {y, dy, s},
-                {identity(ctx, rank), identity(ctx, rank), dropLast(ctx, rank)},
-                [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                  Value p = math::ExpOp::create(nb, l, a[0]);
-                  return subF(nb, l, a[1], mulF(nb, l, p, a[2]));
-                })});
+  d.assign({buildRowwiseMap(
+      b, loc, {y, dy}, s, [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value p = math::ExpOp::create(nb, l, a[0]);
+        return subF(nb, l, a[1], mulF(nb, l, p, a[2]));
+      })});
   return success();
 }
 
@@ -179,59 +163,53 @@ LogicalResult LayerNormOp::buildReverse(OpBuilder &b, ReverseContext &,
             col = lastOnly(ctx, rank);
 
   // Per-row mean and 1/σ, recomputed as the forward computed them.
-  Value sum = rowSumOfProduct(b, loc, {x});
-  Value sqDev = buildRowReduce(
-      b, loc, type, {x, sum}, {id, row}, 0.0,
-      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        Value dev = subF(nb, l, a[0], mulF(nb, l, a[1], cst(nb, l, a[1], invD)));
-        return addF(nb, l, mulF(nb, l, dev, dev), a[2]);
-      });
-  auto rowType = RankedTensorType::get(type.getShape().drop_back(),
-                                       type.getElementType());
+  auto [sum, sqDev] = buildRowMoments(b, loc, x);
+  auto rowType =
+      RankedTensorType::get(type.getShape().drop_back(), type.getElementType());
   AffineMap rowId = identity(ctx, rank - 1);
-  Value mean = buildMap(b, loc, rowType, sum, rowId,
-                        [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                          return mulF(nb, l, a[0], cst(nb, l, a[0], invD));
-                        });
+  Value mean =
+      buildMap(b, loc, rowType, sum, rowId,
+               [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                 return mulF(nb, l, a[0], constantLike(nb, l, a[0], invD));
+               });
   Value rstd = buildMap(
       b, loc, rowType, sqDev, rowId,
       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        Value var = mulF(nb, l, a[0], cst(nb, l, a[0], invD));
-        Value sd = math::SqrtOp::create(nb, l,
-                                        addF(nb, l, var, cst(nb, l, var, eps)));
-        return arith::DivFOp::create(nb, l, cst(nb, l, sd, 1.0), sd);
+        Value var = mulF(nb, l, a[0], constantLike(nb, l, a[0], invD));
+        Value sd = math::SqrtOp::create(
+            nb, l, addF(nb, l, var, constantLike(nb, l, var, eps)));
+        return arith::DivFOp::create(nb, l, constantLike(nb, l, sd, 1.0), sd);
       });
   // xhat = (x − mean)·rstd; g = dy·scale.
-  Value xhat = buildMap(b, loc, type, {x, mean, rstd}, {id, row, row},
-                        [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                          return mulF(nb, l, subF(nb, l, a[0], a[1]), a[2]);
-                        });
-  Value gSum = buildRowReduce(b, loc, type, {dy, scale}, {id, col}, 0.0,
-                              [](OpBuilder &nb, Location l, ValueRange a) {
-                                return addF(nb, l, mulF(nb, l, a[0], a[1]), a[2]);
-                              });
+  Value xhat =
+      buildRowwiseMap(b, loc, x, {mean, rstd},
+                      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                        return mulF(nb, l, subF(nb, l, a[0], a[1]), a[2]);
+                      });
+  Value gSum =
+      buildRowReduce(b, loc, type, {dy, scale}, {id, col}, 0.0, mulAddStep);
   Value gxSum = buildRowReduce(
       b, loc, type, {dy, scale, xhat}, {id, col, id}, 0.0,
       [](OpBuilder &nb, Location l, ValueRange a) {
         return addF(nb, l, mulF(nb, l, mulF(nb, l, a[0], a[1]), a[2]), a[3]);
       });
   // dx = rstd·(g − mean(g) − xhat·mean(g·xhat))
-  Value dx = buildMap(
-      b, loc, type, {dy, scale, xhat, rstd, gSum, gxSum},
-      {id, col, id, row, row, row},
-      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        Value invDC = cst(nb, l, a[0], invD);
-        Value g = mulF(nb, l, a[0], a[1]);
-        Value centered = subF(nb, l, g, mulF(nb, l, a[4], invDC));
-        Value proj = mulF(nb, l, a[2], mulF(nb, l, a[5], invDC));
-        return mulF(nb, l, a[3], subF(nb, l, centered, proj));
+  Value dx =
+      buildMap(b, loc, type, {dy, scale, xhat, rstd, gSum, gxSum},
+               {id, col, id, row, row, row},
+               [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                 Value invDC = constantLike(nb, l, a[0], invD);
+                 Value g = mulF(nb, l, a[0], a[1]);
+                 Value centered = subF(nb, l, g, mulF(nb, l, a[4], invDC));
+                 Value proj = mulF(nb, l, a[2], mulF(nb, l, a[5], invDC));
+                 return mulF(nb, l, a[3], subF(nb, l, centered, proj));
+               });
+  Value dyXhat = buildElementwise(
+      b, loc, {dy, xhat}, [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        return mulF(nb, l, a[0], a[1]);
       });
-  Value dyXhat = mapSame(b, loc, x, {dy, xhat},
-                         [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                           return mulF(nb, l, a[0], a[1]);
-                         });
   d.assign({dx, sumRows(b, loc, toMatrix(b, loc, dyXhat)),
-       sumRows(b, loc, toMatrix(b, loc, dy))});
+            sumRows(b, loc, toMatrix(b, loc, dy))});
   return success();
 }
 
@@ -251,13 +229,10 @@ LogicalResult CrossEntropyOp::buildReverse(OpBuilder &b, ReverseContext &,
       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
         Value p = arith::DivFOp::create(
             nb, l, math::ExpOp::create(nb, l, subF(nb, l, a[0], a[1])), a[2]);
-        Value c = arith::IndexCastOp::create(nb, l, nb.getI32Type(),
-                                             linalg::IndexOp::create(nb, l, 1));
-        Value hit =
-            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, c, a[3]);
-        Value onehot = arith::SelectOp::create(nb, l, hit, cst(nb, l, p, 1),
-                                               cst(nb, l, p, 0));
-        Value scale = mulF(nb, l, a[4], cst(nb, l, p, invB));
+        Value hit = loopIndexEquals(nb, l, 1, a[3]);
+        Value onehot = arith::SelectOp::create(
+            nb, l, hit, constantLike(nb, l, p, 1), constantLike(nb, l, p, 0));
+        Value scale = mulF(nb, l, a[4], constantLike(nb, l, p, invB));
         return mulF(nb, l, subF(nb, l, p, onehot), scale);
       });
   d.assign({dl, Value()});
@@ -269,10 +244,11 @@ LogicalResult MeanOp::buildReverse(OpBuilder &b, ReverseContext &,
   auto type = getX().getType();
   double invN = 1.0 / static_cast<double>(type.getNumElements());
   d.assign({buildMap(b, getLoc(), type, dres[0],
-                AffineMap::get(type.getRank(), 0, {}, b.getContext()),
-                [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                  return mulF(nb, l, a[0], cst(nb, l, a[0], invN));
-                })});
+                     AffineMap::get(type.getRank(), 0, {}, b.getContext()),
+                     [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                       return mulF(nb, l, a[0],
+                                   constantLike(nb, l, a[0], invN));
+                     })});
   return success();
 }
 
@@ -301,22 +277,21 @@ LogicalResult EmbeddingOp::buildReverse(OpBuilder &b, ReverseContext &,
   }
   Value dy2 = toMatrix(b, loc, dres[0]);
   Value zeros = zerosLike(b, loc, tableType);
-  Value lb = arith::ConstantIndexOp::create(b, loc, 0);
-  Value ub = arith::ConstantIndexOp::create(b, loc, positions);
-  Value step = arith::ConstantIndexOp::create(b, loc, 1);
+  Value lb = indexConst(b, loc, 0);
+  Value ub = indexConst(b, loc, positions);
+  Value step = indexConst(b, loc, 1);
   auto rowType = RankedTensorType::get({1, width}, tableType.getElementType());
   auto loop = scf::ForOp::create(
       b, loc, lb, ub, step, ValueRange{zeros},
       [&](OpBuilder &nb, Location l, Value p, ValueRange iter) {
-        Value id = tensor::ExtractOp::create(nb, l, ids, ValueRange{p});
-        Value lo = arith::ConstantIntOp::create(nb, l, nb.getI32Type(), 0);
-        Value hi = arith::ConstantIntOp::create(nb, l, nb.getI32Type(), rows - 1);
-        id = arith::MinSIOp::create(nb, l, arith::MaxSIOp::create(nb, l, id, lo),
-                                    hi);
+        Value id = clampSigned(
+            nb, l, tensor::ExtractOp::create(nb, l, ids, ValueRange{p}), 0,
+            rows - 1);
         Value r = arith::IndexCastOp::create(nb, l, nb.getIndexType(), id);
         SmallVector<OpFoldResult> sizes{nb.getIndexAttr(1),
                                         nb.getIndexAttr(width)};
-        SmallVector<OpFoldResult> strides{nb.getIndexAttr(1), nb.getIndexAttr(1)};
+        SmallVector<OpFoldResult> strides{nb.getIndexAttr(1),
+                                          nb.getIndexAttr(1)};
         Value dyRow = tensor::ExtractSliceOp::create(
             nb, l, rowType, dy2, ArrayRef<OpFoldResult>{p, nb.getIndexAttr(0)},
             sizes, strides);
@@ -333,10 +308,9 @@ LogicalResult AttentionOp::buildReverse(OpBuilder &b, ReverseContext &,
   // One op for the whole VJP, so that its lowering can recompute the
   // probabilities chunk by chunk instead of holding them (NNToLinalg).
   auto grad = AttentionGradOp::create(
-      b, getLoc(), TypeRange{getQ().getType(), getK().getType(),
-                             getV().getType()},
-      getQ(), getK(), getV(), getResult(), dres[0], getNumHeadsAttr(),
-      getCausalAttr());
+      b, getLoc(),
+      TypeRange{getQ().getType(), getK().getType(), getV().getType()}, getQ(),
+      getK(), getV(), getResult(), dres[0], getNumHeadsAttr(), getCausalAttr());
   d.assign(grad->result_begin(), grad->result_end());
   return success();
 }
@@ -345,8 +319,8 @@ LogicalResult DropoutOp::buildReverse(OpBuilder &b, ReverseContext &,
                                       ValueRange dres, ValueVec &d) {
   // Dropout is linear in x with the same mask: dx = dropout(dy, key).
   d.assign({DropoutOp::create(b, getLoc(), dres[0].getType(), dres[0], getKey(),
-                         getRateAttr()),
-       Value()});
+                              getRateAttr()),
+            Value()});
   return success();
 }
 
