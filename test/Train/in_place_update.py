@@ -18,7 +18,7 @@ import sys
 
 import numpy as np
 
-from trellis_testing.run import Checker
+from trellis_testing.run import Checker, run_entry
 
 work, src = sys.argv[1], sys.argv[2]
 os.makedirs(work, exist_ok=True)
@@ -48,23 +48,14 @@ rng = np.random.default_rng(0)
 inputs = [(0.1 * rng.standard_normal(shape)).astype(np.float32)
           for shape in [(64, 128), (128,), (128, 10), (10,), (32, 64)]]
 inputs.append(rng.integers(0, 10, size=32).astype(np.int32))
-paths = []
-for i, a in enumerate(inputs):
-    paths.append(os.path.join(work, f"in{i}.npy"))
-    np.save(paths[-1], a)
 
 
 def step(module, tag):
-    out = os.path.join(work, tag)
     env = dict(os.environ, TRELLIS_TRACE_ALLOC="1")
-    proc = subprocess.run(["trellis-run", module, "--entry=train_step", f"--output-dir={out}"]
-                          + [f"--input={p}" for p in paths],
-                          capture_output=True, text=True, env=env)
-    if proc.returncode != 0:
-        print(f"FAIL {tag}.run: exit {proc.returncode}\n{proc.stderr}")
-        sys.exit(1)
+    results, proc = run_entry(module, "train_step", inputs, work, tag=tag,
+                              env=env)
     allocs = sum(1 for line in proc.stderr.splitlines() if line.startswith("alloc "))
-    return allocs, [np.load(os.path.join(out, f"result{i}.npy")) for i in range(5)]
+    return allocs, results
 
 
 in_place, got = step(model, "in_place")

@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from trellis_testing import mpi
+from trellis_testing import jobs, mpi
 from trellis_testing.run import Checker
 
 work, example = sys.argv[1], sys.argv[2]
@@ -99,31 +99,14 @@ victim = None
 deadline = time.monotonic() + 120
 while victim is None and time.monotonic() < deadline:
     time.sleep(0.5)
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if b"trellis-train" not in f.read().split(b"\0")[0]:
-                    continue
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                env = f.read().split(b"\0")
-        except OSError:
-            continue
-        if b"OMPI_COMM_WORLD_RANK=1" in env and os.path.exists(
-                os.path.join(out, "checkpoint.npz")):
-            victim = int(pid)
+    ranks = jobs.rank_processes(proc.pid, "trellis-train")
+    if 1 in ranks and os.path.exists(os.path.join(out, "checkpoint.npz")):
+        victim = ranks[1][0]
 if victim is None:
     proc.kill()
     check.expect("mpi.rank_killed", False, "rank 1 never started training")
 else:
-    os.kill(victim, signal.SIGKILL)
-    start = time.monotonic()
-    try:
-        proc.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    seconds = time.monotonic() - start
+    seconds = jobs.kill_and_wait(proc, victim)
     check.expect("mpi.rank_killed", proc.returncode != 0 and seconds < 10,
                  f"exit {proc.returncode} {seconds:.1f} s after SIGKILL of rank 1 "
                  f"(limit 10 s)")

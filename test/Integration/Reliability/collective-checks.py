@@ -29,88 +29,69 @@ usage: collective-checks.py WORKDIR EXAMPLE_DIR
 
 import json
 import os
-import re
 import subprocess
 import sys
 
 import numpy as np
 
-from trellis_testing import mpi
-from trellis_testing.run import Checker
+from trellis_testing import jobs, mpi
+from trellis_testing.run import Checker, load_results, write_model
 
 workdir, example = sys.argv[1], sys.argv[2]
-os.makedirs(workdir, exist_ok=True)
 check = Checker()
 LIMIT = 10.0
 
-model = os.path.join(workdir, "model.mlir")
-with open(model, "w") as f:
-    f.write("""
-// Rank 0: psum f32[4x8]; the others: all_gather of the same tensor.
-func.func @different_ops(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
-  %i = coll.axis_index {axis = "batch"} : index
+
+def rank0_differs(comment, name, type_, first, others):
+    """@name(%x: type_) -> type_, in which rank 0 runs the ops `first` and
+    the other ranks the ops `others` (each ending with an scf.yield of a
+    type_)."""
+    return f"""
+// {comment}
+func.func @{name}(%x: {type_}) -> {type_} {{
+  %i = coll.axis_index {{axis = "batch"}} : index
   %c0 = arith.constant 0 : index
   %first = arith.cmpi eq, %i, %c0 : index
-  %r = scf.if %first -> tensor<4x8xf32> {
+  %r = scf.if %first -> {type_} {{
+    {first.strip()}
+  }} else {{
+    {others.strip()}
+  }}
+  return %r : {type_}
+}}
+"""
+
+
+model = write_model(workdir, rank0_differs(
+    "Rank 0: psum f32[4x8]; the others: all_gather of the same tensor.",
+    "different_ops", "tensor<4x8xf32>", """
     %a = coll.psum %x {axis = "batch"} : tensor<4x8xf32>
-    scf.yield %a : tensor<4x8xf32>
-  } else {
+    scf.yield %a : tensor<4x8xf32>""", """
     %g = coll.all_gather %x {axis = "batch", dim = 0 : i64} : tensor<4x8xf32> -> tensor<8x8xf32>
     %s = tensor.extract_slice %g[0, 0] [4, 8] [1, 1] : tensor<8x8xf32> to tensor<4x8xf32>
-    scf.yield %s : tensor<4x8xf32>
-  }
-  return %r : tensor<4x8xf32>
-}
-
-// Rank 0 sums 4 floats, the others 8.
-func.func @different_shapes(%x: tensor<4xf32>) -> tensor<4xf32> {
-  %i = coll.axis_index {axis = "batch"} : index
-  %c0 = arith.constant 0 : index
-  %first = arith.cmpi eq, %i, %c0 : index
-  %r = scf.if %first -> tensor<4xf32> {
+    scf.yield %s : tensor<4x8xf32>""") + rank0_differs(
+    "Rank 0 sums 4 floats, the others 8.",
+    "different_shapes", "tensor<4xf32>", """
     %a = coll.psum %x {axis = "batch"} : tensor<4xf32>
-    scf.yield %a : tensor<4xf32>
-  } else {
+    scf.yield %a : tensor<4xf32>""", """
     %d = tensor.concat dim(0) %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<8xf32>
     %a = coll.psum %d {axis = "batch"} : tensor<8xf32>
     %s = tensor.extract_slice %a[0] [4] [1] : tensor<8xf32> to tensor<4xf32>
-    scf.yield %s : tensor<4xf32>
-  }
-  return %r : tensor<4xf32>
-}
-
-// Rank 0 sums f32, the others f64.
-func.func @different_dtypes(%x: tensor<4xf32>) -> tensor<4xf32> {
-  %i = coll.axis_index {axis = "batch"} : index
-  %c0 = arith.constant 0 : index
-  %first = arith.cmpi eq, %i, %c0 : index
-  %r = scf.if %first -> tensor<4xf32> {
+    scf.yield %s : tensor<4xf32>""") + rank0_differs(
+    "Rank 0 sums f32, the others f64.",
+    "different_dtypes", "tensor<4xf32>", """
     %a = coll.psum %x {axis = "batch"} : tensor<4xf32>
-    scf.yield %a : tensor<4xf32>
-  } else {
+    scf.yield %a : tensor<4xf32>""", """
     %d = arith.extf %x : tensor<4xf32> to tensor<4xf64>
     %a = coll.psum %d {axis = "batch"} : tensor<4xf64>
     %s = arith.truncf %a : tensor<4xf64> to tensor<4xf32>
-    scf.yield %s : tensor<4xf32>
-  }
-  return %r : tensor<4xf32>
-}
-
-// Same op and shape, with and without groups.
-func.func @different_groups(%x: tensor<4xf32>) -> tensor<4xf32> {
-  %i = coll.axis_index {axis = "batch"} : index
-  %c0 = arith.constant 0 : index
-  %first = arith.cmpi eq, %i, %c0 : index
-  %r = scf.if %first -> tensor<4xf32> {
+    scf.yield %s : tensor<4xf32>""") + rank0_differs(
+    "Same op and shape, with and without groups.",
+    "different_groups", "tensor<4xf32>", """
     %a = coll.psum %x {axis = "batch", groups = dense<[[0, 1]]> : tensor<1x2xi64>} : tensor<4xf32>
-    scf.yield %a : tensor<4xf32>
-  } else {
+    scf.yield %a : tensor<4xf32>""", """
     %a = coll.psum %x {axis = "batch"} : tensor<4xf32>
-    scf.yield %a : tensor<4xf32>
-  }
-  return %r : tensor<4xf32>
-}
-
+    scf.yield %a : tensor<4xf32>""") + """
 // The last rank runs one more psum than the others.
 func.func @extra_collective(%x: tensor<4xf32>) -> tensor<4xf32> {
   %a = coll.psum %x {axis = "batch"} : tensor<4xf32>
@@ -156,26 +137,13 @@ def inputs(ranks, *shapes_dtypes):
             for _ in range(ranks)]
 
 
-def mismatch_lines(stderr):
-    return [l for l in stderr.splitlines() if "collective mismatch" in l]
-
-
 def expect_mismatch(name, ranks, entry, args, parts):
     job = mpi.MpiJob(os.path.join(workdir, name), ranks)
     proc, _, seconds, cmd = job.launch(model, entry, args,
                                        extra=["--check-collectives"],
                                        timeout=120)
-    lines = mismatch_lines(proc.stderr)
-    ok = (proc.returncode != 0 and seconds < LIMIT and len(lines) == 1 and
-          all(p in lines[0] for p in parts))
-    check.expect(f"mismatch.{name}", ok,
-                 f"exit {proc.returncode} after {seconds:.1f} s (limit "
-                 f"{LIMIT:g} s); {len(lines)} mismatch line(s)")
-    for line in lines:
-        print("  " + line)
-    if not ok:
-        print("  command:", " ".join(cmd))
-        print("  stderr:", proc.stderr.strip()[-2000:])
+    jobs.expect_failure(check, f"mismatch.{name}", proc, seconds, cmd, LIMIT,
+                        marker="collective mismatch", parts=parts)
 
 
 expect_mismatch("different_ops", 2, "different_ops",
@@ -205,12 +173,7 @@ expect_mismatch("three_ranks", 3, "different_ops",
 
 
 def results(outdir, ranks):
-    outs = []
-    for r in range(ranks):
-        d = os.path.join(outdir, str(r))
-        outs.append([np.load(os.path.join(d, f)) for f in
-                     sorted(os.listdir(d), key=lambda f: int(re.sub(r"\D", "", f)))])
-    return outs
+    return [load_results(os.path.join(outdir, str(r))) for r in range(ranks)]
 
 
 def expect_same(name, ranks, entry, args):

@@ -19,22 +19,18 @@ usage: out-of-memory.py WORKDIR EXAMPLE_DIR
 import os
 import subprocess
 import sys
-import time
 
 import numpy as np
 
-from trellis_testing import mpi
-from trellis_testing.run import Checker, trellis_run_path
+from trellis_testing import jobs
+from trellis_testing.run import Checker, trellis_run_path, write_model
 
 workdir, example = sys.argv[1], sys.argv[2]
-os.makedirs(workdir, exist_ok=True)
 check = Checker()
 LIMIT = 10.0
 run = trellis_run_path()
 
-model = os.path.join(workdir, "model.mlir")
-with open(model, "w") as f:
-    f.write("""
+model = write_model(workdir, """
 // 100000 x 100000 f32 = 37.3 GiB, from inputs of 3.6 MB.
 func.func @huge(%x: tensor<100000x4xf32>, %w: tensor<4x100000xf32>, %b: tensor<100000xf32>) -> tensor<f32> {
   %y = nn.dense %x, %w, %b : (tensor<100000x4xf32>, tensor<4x100000xf32>, tensor<100000xf32>) -> tensor<100000x100000xf32>
@@ -76,28 +72,13 @@ def launch(cmd, env_extra=None):
     env = dict(os.environ)
     env.pop("TRELLIS_MEMORY_LIMIT", None)
     env.update(env_extra or {})
-    start = time.monotonic()
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
-                          env=env)
-    return proc, time.monotonic() - start
-
-
-def oom_lines(stderr):
-    return [l for l in stderr.splitlines() if "out of memory" in l]
+    return jobs.timed_run(cmd, env=env)
 
 
 def expect_oom(name, cmd, parts, env=None):
     proc, seconds = launch(cmd, env)
-    lines = oom_lines(proc.stderr)
-    ok = (proc.returncode != 0 and seconds < LIMIT and len(lines) == 1 and
-          all(p in lines[0] for p in parts))
-    check.expect(name, ok, f"exit {proc.returncode} after {seconds:.1f} s "
-                 f"(limit {LIMIT:g} s); {len(lines)} out-of-memory line(s)")
-    for line in lines:
-        print("  " + line)
-    if not ok:
-        print("  command:", " ".join(cmd))
-        print("  stderr:", proc.stderr.strip()[-2000:])
+    jobs.expect_failure(check, name, proc, seconds, cmd, LIMIT,
+                        marker="out of memory", parts=parts)
 
 
 expect_oom("oom.available", [run, model, "--entry=huge", *huge_inputs],

@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from trellis_testing.run import trellis_run_path
+from trellis_testing.run import load_results, trellis_run_path
 
 
 def mpirun_command(ranks):
@@ -68,10 +68,7 @@ class MpiJob:
             sys.exit(1)
         outs = []
         for r in range(self.ranks):
-            rank_dir = os.path.join(out_dir, str(r))
-            arrays = []
-            while os.path.exists(os.path.join(rank_dir, f"result{len(arrays)}.npy")):
-                arrays.append(np.load(os.path.join(rank_dir, f"result{len(arrays)}.npy")))
+            arrays = load_results(os.path.join(out_dir, str(r)))
             if len(arrays) != results:
                 print(f"FAIL {entry} (np={self.ranks}): rank {r} wrote "
                       f"{len(arrays)} results, expected {results}")

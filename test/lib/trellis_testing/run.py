@@ -50,6 +50,56 @@ def trellis_run_path():
     return path
 
 
+def write_model(workdir, text, name="model.mlir"):
+    """Writes the .mlir `text` of a test's own model to `workdir`/`name`;
+    returns the path."""
+    os.makedirs(workdir, exist_ok=True)
+    path = os.path.join(workdir, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def load_results(out_dir):
+    """The arrays result0.npy, result1.npy, ... that trellis-run wrote to
+    `out_dir`, in order."""
+    results = []
+    while os.path.exists(os.path.join(out_dir, f"result{len(results)}.npy")):
+        results.append(np.load(
+            os.path.join(out_dir, f"result{len(results)}.npy")))
+    return results
+
+
+def run_entry(model, entry, inputs, workdir, tag=None, extra=(), env=None):
+    """Runs `entry` of `model` with trellis-run on `inputs` (saved as
+    `workdir`/<tag>_in<i>.npy and bound in order; `tag` defaults to the
+    entry), with the further command-line arguments `extra` and the
+    environment `env` (default: this process's). Returns (results, the
+    CompletedProcess). A failing run prints one FAIL line with the command
+    and its output, and exits 1."""
+    tag = tag or entry
+    out_dir = os.path.join(workdir, tag + "_out")
+    shutil.rmtree(out_dir, ignore_errors=True)
+    os.makedirs(out_dir)
+    cmd = [trellis_run_path(), model, f"--entry={entry}",
+           f"--output-dir={out_dir}"]
+    for i, a in enumerate(inputs):
+        path = os.path.join(workdir, f"{tag}_in{i}.npy")
+        np.save(path, np.array(a, order="C"))  # keeps 0-d arrays 0-d
+        cmd.append(f"--input={path}")
+    cmd += list(extra)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900,
+                          env=env)
+    if proc.returncode != 0:
+        print(f"FAIL {tag}: trellis-run exited {proc.returncode}\n"
+              f"  command: {' '.join(cmd)}\n"
+              f"  stdout: {proc.stdout.strip()}\n"
+              f"  stderr: {proc.stderr.strip()}")
+        sys.stdout.flush()
+        sys.exit(1)
+    return load_results(out_dir), proc
+
+
 def worst_relative_error(got, want, floor):
     got = np.asarray(got, dtype=np.float64)
     want = np.asarray(want, dtype=np.float64)
@@ -123,6 +173,18 @@ class Checker:
                        f"{np.asarray(got)[i]!r}, want {want[i]!r}")
         return self._report(bad.size == 0, name, detail)
 
+    def norm_close(self, name, got, want, rtol):
+        """Norm-relative error ‖got − want‖₂ / ‖want‖₂ <= rtol, in float64
+        (shapes must agree; the dtype is not checked)."""
+        got = np.asarray(got, dtype=np.float64)
+        want = np.asarray(want, dtype=np.float64)
+        if got.shape != want.shape:
+            return self._report(False, name, f"expected shape {want.shape}, "
+                                f"got {got.shape}")
+        err = np.linalg.norm(got - want) / max(np.linalg.norm(want), 1e-30)
+        return self._report(err <= rtol, name, f"norm-relative error "
+                            f"{err:.2e} (tolerance {rtol:g})")
+
     def expect(self, name, ok, detail):
         return self._report(bool(ok), name, detail)
 
@@ -184,29 +246,8 @@ class Session(Checker):
         result arrays (a different count is a failure)."""
         expected = results
         self._runs += 1
-        tag = f"{self._runs:02d}_{entry}"
-        out_dir = os.path.join(self.workdir, tag + "_out")
-        shutil.rmtree(out_dir, ignore_errors=True)
-        os.makedirs(out_dir)
-        cmd = [trellis_run_path(), self.model, f"--entry={entry}",
-               f"--output-dir={out_dir}"]
-        for i, a in enumerate(inputs):
-            path = os.path.join(self.workdir, f"{tag}_in{i}.npy")
-            np.save(path, np.array(a, order="C"))  # keeps 0-d arrays 0-d
-            cmd.append(f"--input={path}")
-        proc = subprocess.run(cmd, capture_output=True, text=True,
-                              timeout=900)
-        if proc.returncode != 0:
-            print(f"FAIL {entry}: trellis-run exited {proc.returncode}\n"
-                  f"  command: {' '.join(cmd)}\n"
-                  f"  stdout: {proc.stdout.strip()}\n"
-                  f"  stderr: {proc.stderr.strip()}")
-            sys.stdout.flush()
-            sys.exit(1)
-        results = []
-        while os.path.exists(os.path.join(out_dir, f"result{len(results)}.npy")):
-            results.append(np.load(
-                os.path.join(out_dir, f"result{len(results)}.npy")))
+        results, _ = run_entry(self.model, entry, inputs, self.workdir,
+                               tag=f"{self._runs:02d}_{entry}")
         if len(results) != expected:
             self._report(False, entry, f"expected {expected} results, "
                          f"got {len(results)}")

@@ -16,19 +16,18 @@ ids_oob = np.array([[-1, 4, 2, 9, 2], [-7, 1, 4, 0, 2]], np.int32)
 gc.check("embedding_clamped", "loss_embedding", [ids_oob, n(4, 3), n(2, 5, 3)],
          argnums=[1], full=[1], arg_names=["ids", "table"])
 
-qkv = ["q", "k", "v"]
-gc.check("attention", "loss_attention",
-         [n(2, 3, 4), n(2, 3, 4), n(2, 3, 4), n(2, 3, 4)],
-         argnums=[0, 1, 2], full=[0, 1, 2], arg_names=qkv)
-gc.check("attention_causal", "loss_attention_causal",
-         [n(2, 3, 4), n(2, 3, 4), n(2, 3, 4), n(2, 3, 4)],
-         argnums=[0, 1, 2], full=[0, 1, 2], arg_names=qkv)
-gc.check("attention_cross", "loss_attention_cross",
-         [n(2, 2, 4), n(2, 3, 4), n(2, 3, 4), n(2, 2, 4)],
-         argnums=[0, 1, 2], full=[0, 1, 2], arg_names=qkv)
-gc.check("attention_one_head", "loss_attention_one_head",
-         [n(1, 4, 3), n(1, 4, 3), n(1, 4, 3), n(1, 4, 3)],
-         argnums=[0, 1, 2], full=[0, 1, 2], arg_names=qkv)
+
+def check_attention(name, q_shape, kv_shape):
+    """The gradients of q, k and v of @loss_<name>(q, k, v, cotangent)."""
+    gc.check(name, "loss_" + name,
+             [n(*q_shape), n(*kv_shape), n(*kv_shape), n(*q_shape)],
+             argnums=[0, 1, 2], full=[0, 1, 2], arg_names=["q", "k", "v"])
+
+
+check_attention("attention", (2, 3, 4), (2, 3, 4))
+check_attention("attention_causal", (2, 3, 4), (2, 3, 4))
+check_attention("attention_cross", (2, 2, 4), (2, 3, 4))
+check_attention("attention_one_head", (1, 4, 3), (1, 4, 3))
 gc.check("self_attention", "loss_self_attention", [n(2, 3, 4), n(2, 3, 4)],
          argnums=[0], full=[0], arg_names=["x"])
 gc.check("self_attention_causal", "loss_self_attention_causal",

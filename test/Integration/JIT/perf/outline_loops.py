@@ -16,7 +16,6 @@ Usage: outline_loops.py MODEL.mlir WORKDIR. Prints
 """
 import os
 import re
-import subprocess
 import sys
 
 import numpy as np
@@ -24,7 +23,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..",
                                 "lib"))
 from trellis_testing.gradcheck import GradCheck  # noqa: E402
-from trellis_testing.run import trellis_run_path  # noqa: E402
+from trellis_testing.run import run_entry  # noqa: E402
 
 D, FF, L, DEPTH = 8, 16, 6, 2
 PARAMS = []
@@ -58,20 +57,12 @@ def outlined(ll_path, entry):
 
 
 def run_step(tag, flags):
-    paths = []
-    for i, a in enumerate(inputs):
-        paths.append(os.path.join(workdir, f"step_in{i}.npy"))
-        np.save(paths[-1], a)
-    out = os.path.join(workdir, f"step_{tag}")
     ll = os.path.join(workdir, f"step_{tag}.ll")
-    proc = subprocess.run(
-        [trellis_run_path(), model, "--entry=step", f"--output-dir={out}",
-         f"--dump-llvm-ir={ll}"] + flags + [f"--input={p}" for p in paths],
-        capture_output=True, text=True)
-    if proc.returncode != 0:
-        sys.exit(f"FAIL step ({tag}): trellis-run failed:\n{proc.stderr}")
-    results = [np.load(os.path.join(out, f"result{i}.npy"))
-               for i in range(1 + len(PARAMS))]
+    results, _ = run_entry(model, "step", inputs, workdir, tag=f"step_{tag}",
+                           extra=[f"--dump-llvm-ir={ll}"] + flags)
+    if len(results) != 1 + len(PARAMS):
+        sys.exit(f"FAIL step ({tag}): {len(results)} results, expected "
+                 f"{1 + len(PARAMS)}")
     return results, outlined(ll, "step")
 
 

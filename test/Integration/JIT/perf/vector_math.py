@@ -20,14 +20,13 @@ calls ("CALLS <entry>: <name>"), and checks the results:
 import math
 import os
 import re
-import subprocess
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..",
                                 "lib"))
-from trellis_testing.run import trellis_run_path  # noqa: E402
+from trellis_testing.run import run_entry  # noqa: E402
 
 ULPS = 4
 model, workdir = sys.argv[1], sys.argv[2]
@@ -37,17 +36,9 @@ failed = False
 
 
 def run(entry, inputs, nresults):
-    paths = []
-    for i, a in enumerate(inputs):
-        paths.append(os.path.join(workdir, f"{entry}_in{i}.npy"))
-        np.save(paths[-1], a)
-    out = os.path.join(workdir, entry + "_out")
     ll = os.path.join(workdir, entry + ".ll")
-    cmd = [trellis_run_path(), model, f"--entry={entry}", f"--output-dir={out}",
-           f"--dump-llvm-ir={ll}"] + [f"--input={p}" for p in paths]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        sys.exit(f"FAIL {entry}: trellis-run failed:\n{proc.stderr}")
+    results, _ = run_entry(model, entry, inputs, workdir,
+                           extra=[f"--dump-llvm-ir={ll}"])
     # The libmvec calls inside the entry's code (the dump holds the whole
     # module): the engine's wrapper `_mlir_<entry>`, into which the JIT
     # inlines the entry with its loops (lib/Runtime/Optimizer.cpp).
@@ -57,7 +48,9 @@ def run(entry, inputs, nresults):
                      re.M | re.S).group(0)
     for name in sorted(set(re.findall(r"call [^@\n]*@(_ZGV\w+)", body))):
         print(f"CALLS {entry}: {name}")
-    return [np.load(os.path.join(out, f"result{i}.npy")) for i in range(nresults)]
+    if len(results) != nresults:
+        sys.exit(f"FAIL {entry}: {len(results)} results, expected {nresults}")
+    return results
 
 
 def report(name, ok, detail):

@@ -8,10 +8,11 @@ Usage: mlp_sgd.py MODEL.mlir WORKDIR
 """
 import math
 import os
-import subprocess
 import sys
 
 import numpy as np
+
+from trellis_testing.run import Checker, run_entry
 
 model, work = sys.argv[1], sys.argv[2]
 os.makedirs(work, exist_ok=True)
@@ -21,17 +22,7 @@ ys = rng.integers(0, 4, size=256).astype(np.int32)
 xs = (centers[ys] + rng.normal(size=(256, 16))).astype(np.float32)
 params = [(rng.normal(size=(16, 32)) / 4).astype(np.float32), np.zeros(32, np.float32),
           (rng.normal(size=(32, 4)) / 6).astype(np.float32), np.zeros(4, np.float32)]
-inputs = params + [xs, ys]
-paths = []
-for i, a in enumerate(inputs):
-    paths.append(f"{work}/in{i}.npy")
-    np.save(paths[-1], a)
-out = f"{work}/out"
-r = subprocess.run(["trellis-run", model, "--entry=train", f"--output-dir={out}"] +
-                   [f"--input={p}" for p in paths], capture_output=True, text=True)
-if r.returncode != 0:
-    sys.exit(f"trellis-run failed: {r.stderr}")
-got = [np.load(f"{out}/result{i}.npy") for i in range(5)]
+got, _ = run_entry(model, "train", params + [xs, ys], work)
 losses = got[4]
 
 erf = np.vectorize(math.erf)
@@ -63,16 +54,13 @@ def reference(w1, b1, w2, b2, steps=100, lr=0.5):
 
 
 ref_params, ref_losses = reference(*params)
-ok = True
+check = Checker()
 first = abs(losses[0] - ref_losses[0]) / abs(ref_losses[0])
-print(f"first loss {losses[0]:.6f} vs numpy {ref_losses[0]:.6f} (rel {first:.2e})")
-ok &= first <= 1e-5
+check.expect("first_loss", first <= 1e-5, f"{losses[0]:.6f} vs numpy "
+             f"{ref_losses[0]:.6f} (rel {first:.2e}, tolerance 1e-5)")
 for name, g, ref in zip(["w1", "b1", "w2", "b2"], got, ref_params):
-    err = np.linalg.norm(g - ref) / max(np.linalg.norm(ref), 1e-30)
-    print(f"{name} after 100 steps: norm-relative error {err:.2e}")
-    ok &= err <= 1e-4
+    check.norm_close(f"{name}_after_100_steps", g, ref, 1e-4)
 early, late = losses[:8].mean(), losses[-8:].mean()
-print(f"mean loss first 8 steps {early:.4f}, last 8 steps {late:.4f}")
-ok &= late < 0.5 * early
-print("PASS" if ok else "FAIL")
-sys.exit(0 if ok else 1)
+check.expect("loss_halves", late < 0.5 * early, f"mean loss first 8 steps "
+             f"{early:.4f}, last 8 steps {late:.4f}")
+check.finish()

@@ -8,10 +8,11 @@ limited by float32 cancellation in w − 1e-4·g).
 Usage: mock_training_step.py MODEL.mlir WORKDIR
 """
 import os
-import subprocess
 import sys
 
 import numpy as np
+
+from trellis_testing.run import Checker, run_entry
 
 model, work = sys.argv[1], sys.argv[2]
 os.makedirs(work, exist_ok=True)
@@ -23,16 +24,7 @@ w2 = rng.normal(size=(10, 3)).astype(np.float32)
 b2 = rng.normal(size=3).astype(np.float32)
 state = rng.normal(size=10).astype(np.float32)
 args = [x, w1, b1, w2, b2, state]
-paths = []
-for i, a in enumerate(args):
-    paths.append(f"{work}/in{i}.npy")
-    np.save(paths[-1], a)
-out = f"{work}/out"
-r = subprocess.run(["trellis-run", model, "--entry=mock_training_step", f"--output-dir={out}"] +
-                   [f"--input={p}" for p in paths], capture_output=True, text=True)
-if r.returncode != 0:
-    sys.exit(f"trellis-run failed: {r.stderr}")
-got = [np.load(f"{out}/result{i}.npy") for i in range(6)]
+got, _ = run_entry(model, "mock_training_step", args, work)
 
 X, W1, B1, W2, B2, S = (a.astype(np.float64) for a in args)
 h = X @ W1 + B1
@@ -47,21 +39,12 @@ dw1, db1 = X.T @ dh, dh.sum(0)
 grads = [dw1, db1, dw2, db2]
 weights = [W1, B1, W2, B2]
 
-ok = True
-
-
-def check(name, value, ref, tol):
-    global ok
-    err = np.linalg.norm(value - ref) / max(np.linalg.norm(ref), 1e-30)
-    print(f"{name}: norm-relative error {err:.2e} (tolerance {tol:g})")
-    ok &= err <= tol
-
-
+check = Checker()
 for i, name in enumerate(["w1", "b1", "w2", "b2"]):
-    check(f"new {name}", got[i], weights[i] - 1e-4 * grads[i], 1e-5)
+    check.norm_close(f"new_{name}", got[i], weights[i] - 1e-4 * grads[i], 1e-5)
     recovered = (args[i + 1].astype(np.float64) - got[i].astype(np.float64)) / 1e-4
-    check(f"gradient of {name} recovered from the update", recovered, grads[i], 1e-3)
-check("new state", got[4], new_state, 1e-5)
-check("logits", got[5], logits, 1e-5)
-print("PASS" if ok else "FAIL")
-sys.exit(0 if ok else 1)
+    check.norm_close(f"gradient_of_{name}_from_the_update", recovered,
+                     grads[i], 1e-3)
+check.norm_close("new_state", got[4], new_state, 1e-5)
+check.norm_close("logits", got[5], logits, 1e-5)
+check.finish()
