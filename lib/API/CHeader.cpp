@@ -5,6 +5,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace trellis;
@@ -18,43 +19,22 @@ bool trellis::api::isCIdentifier(llvm::StringRef name) {
                       [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
 
+/// The C type of an element of `dtype`, e.g. "int32_t".
 static llvm::StringRef getCType(DType dtype) {
   switch (dtype) {
-  case DType::F32:
-    return "float";
-  case DType::F64:
-    return "double";
-  case DType::I32:
-    return "int32_t";
-  case DType::I64:
-    return "int64_t";
-  case DType::U32:
-    return "uint32_t";
+#define TRELLIS_DTYPE(NAME, C_TYPE, ...)                                       \
+  case DType::NAME:                                                            \
+    return #C_TYPE;
+#include "trellis/Runtime/DType.def"
   }
-  return "void";
-}
-
-static llvm::StringRef getShortName(DType dtype) {
-  switch (dtype) {
-  case DType::F32:
-    return "f32";
-  case DType::F64:
-    return "f64";
-  case DType::I32:
-    return "i32";
-  case DType::I64:
-    return "i64";
-  case DType::U32:
-    return "u32";
-  }
-  return "";
+  llvm_unreachable("unknown DType");
 }
 
 /// "trellis_memref_f32_2d" for a tensor, "float" for a scalar.
 static std::string getCTypeName(const BoundaryValue &value) {
   if (value.isScalar)
     return getCType(value.dtype).str();
-  return ("trellis_memref_" + getShortName(value.dtype) + "_" +
+  return ("trellis_memref_" + runtime::getShortName(value.dtype) + "_" +
           llvm::Twine(value.getRank()) + "d")
       .str();
 }

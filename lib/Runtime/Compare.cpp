@@ -12,34 +12,10 @@ using namespace trellis::runtime;
 /// Reads element `i` of `array` as a double.
 static double elementAt(const HostArray &array, int64_t i) {
   const char *p = array.getData() + i * getByteWidth(array.getDType());
-  switch (array.getDType()) {
-  case DType::F32: {
-    float v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  }
-  case DType::F64: {
-    double v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  }
-  case DType::I32: {
-    int32_t v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  }
-  case DType::I64: {
-    int64_t v;
-    std::memcpy(&v, p, sizeof v);
-    return static_cast<double>(v);
-  }
-  case DType::U32: {
-    uint32_t v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  }
-  }
-  return 0;
+  return visitElementType(array.getDType(), [&](auto value) {
+    std::memcpy(&value, p, sizeof(value));
+    return static_cast<double>(value);
+  });
 }
 
 std::string trellis::runtime::formatIndex(llvm::ArrayRef<int64_t> shape,
@@ -69,7 +45,7 @@ trellis::runtime::compareArrays(const HostArray &ref, const HostArray &test,
     test.printTypeAndShape(os);
     return llvm::createStringError(msg);
   }
-  bool exact = ref.getDType() != DType::F32 && ref.getDType() != DType::F64;
+  bool exact = !isFloat(ref.getDType());
   ArrayDiff diff;
   double worstExcess = -INFINITY, sqErr = 0, sqRef = 0;
   for (int64_t i = 0, e = ref.getNumElements(); i < e; ++i) {

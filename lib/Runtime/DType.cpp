@@ -5,51 +5,45 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Endian.h"
-#include "llvm/Support/ErrorHandling.h"
 
 using namespace trellis::runtime;
 
 size_t trellis::runtime::getByteWidth(DType dtype) {
+  return visitElementType(dtype, [](auto zero) { return sizeof(zero); });
+}
+
+bool trellis::runtime::isFloat(DType dtype) {
+  return visitElementType(dtype, [](auto zero) {
+    return std::is_floating_point_v<decltype(zero)>;
+  });
+}
+
+llvm::StringRef trellis::runtime::getShortName(DType dtype) {
   switch (dtype) {
-  case DType::F32:
-  case DType::I32:
-  case DType::U32:
-    return 4;
-  case DType::F64:
-  case DType::I64:
-    return 8;
+#define TRELLIS_DTYPE(NAME, C_TYPE, SHORT_NAME, ...)                           \
+  case DType::NAME:                                                            \
+    return SHORT_NAME;
+#include "trellis/Runtime/DType.def"
   }
   llvm_unreachable("unknown DType");
 }
 
 llvm::StringRef trellis::runtime::getNpyDescr(DType dtype) {
   switch (dtype) {
-  case DType::F32:
-    return "<f4";
-  case DType::F64:
-    return "<f8";
-  case DType::I32:
-    return "<i4";
-  case DType::I64:
-    return "<i8";
-  case DType::U32:
-    return "<u4";
+#define TRELLIS_DTYPE(NAME, C_TYPE, SHORT_NAME, NUMPY_NAME, NPY_CODE, ...)     \
+  case DType::NAME:                                                            \
+    return "<" NPY_CODE;
+#include "trellis/Runtime/DType.def"
   }
   llvm_unreachable("unknown DType");
 }
 
 llvm::StringRef trellis::runtime::getNumpyName(DType dtype) {
   switch (dtype) {
-  case DType::F32:
-    return "float32";
-  case DType::F64:
-    return "float64";
-  case DType::I32:
-    return "int32";
-  case DType::I64:
-    return "int64";
-  case DType::U32:
-    return "uint32";
+#define TRELLIS_DTYPE(NAME, C_TYPE, SHORT_NAME, NUMPY_NAME, ...)               \
+  case DType::NAME:                                                            \
+    return NUMPY_NAME;
+#include "trellis/Runtime/DType.def"
   }
   llvm_unreachable("unknown DType");
 }
@@ -64,30 +58,32 @@ std::optional<DType> trellis::runtime::parseNpyDescr(llvm::StringRef descr) {
     return std::nullopt;
   }
   return llvm::StringSwitch<std::optional<DType>>(descr)
-      .Case("f4", DType::F32)
-      .Case("f8", DType::F64)
-      .Case("i4", DType::I32)
-      .Case("i8", DType::I64)
-      .Case("u4", DType::U32)
+#define TRELLIS_DTYPE(NAME, C_TYPE, SHORT_NAME, NUMPY_NAME, NPY_CODE, ...)     \
+  .Case(NPY_CODE, DType::NAME)
+#include "trellis/Runtime/DType.def"
       .Default(std::nullopt);
 }
 
-std::optional<DType> trellis::runtime::getDTypeOf(mlir::Type type) {
-  if (type.isF32())
-    return DType::F32;
-  if (type.isF64())
-    return DType::F64;
-  auto intType = llvm::dyn_cast<mlir::IntegerType>(type);
-  if (!intType)
-    return std::nullopt;
-  if (intType.isUnsigned())
-    return intType.getWidth() == 32 ? std::optional(DType::U32) : std::nullopt;
-  switch (intType.getWidth()) {
-  case 32:
-    return DType::I32;
-  case 64:
-    return DType::I64;
-  default:
-    return std::nullopt;
+mlir::Type trellis::runtime::getMLIRType(mlir::MLIRContext *ctx, DType dtype) {
+  switch (dtype) {
+#define TRELLIS_DTYPE(NAME, C_TYPE, SHORT_NAME, NUMPY_NAME, NPY_CODE,          \
+                      MLIR_TYPE, ...)                                          \
+  case DType::NAME:                                                            \
+    return MLIR_TYPE;
+#include "trellis/Runtime/DType.def"
   }
+  llvm_unreachable("unknown DType");
+}
+
+std::optional<DType> trellis::runtime::getDTypeOf(mlir::Type type) {
+  // si32 and si64 hold the same values as i32 and i64.
+  if (auto intType = llvm::dyn_cast<mlir::IntegerType>(type);
+      intType && intType.isSigned())
+    type = mlir::IntegerType::get(type.getContext(), intType.getWidth());
+  mlir::MLIRContext *ctx = type.getContext();
+#define TRELLIS_DTYPE(NAME, ...)                                               \
+  if (type == getMLIRType(ctx, DType::NAME))                                   \
+    return DType::NAME;
+#include "trellis/Runtime/DType.def"
+  return std::nullopt;
 }

@@ -103,42 +103,18 @@ void HostArray::printTypeAndShape(llvm::raw_ostream &os) const {
   os << getNumpyName(dtype) << " array of shape " << formatShape(shape);
 }
 
-/// Prints element `index` of `data`, read as `dtype`.
+/// Prints element `index` of `data`, read as `dtype`: floats like %g,
+/// integers in full.
 static void printElement(llvm::raw_ostream &os, DType dtype, const char *data,
                          int64_t index) {
   const char *element = data + index * getByteWidth(dtype);
-  switch (dtype) {
-  case DType::F32: {
-    float value;
+  visitElementType(dtype, [&](auto value) {
     std::memcpy(&value, element, sizeof(value));
-    os << llvm::format("%g", static_cast<double>(value));
-    return;
-  }
-  case DType::F64: {
-    double value;
-    std::memcpy(&value, element, sizeof(value));
-    os << llvm::format("%g", value);
-    return;
-  }
-  case DType::I32: {
-    int32_t value;
-    std::memcpy(&value, element, sizeof(value));
-    os << value;
-    return;
-  }
-  case DType::I64: {
-    int64_t value;
-    std::memcpy(&value, element, sizeof(value));
-    os << value;
-    return;
-  }
-  case DType::U32: {
-    uint32_t value;
-    std::memcpy(&value, element, sizeof(value));
-    os << value;
-    return;
-  }
-  }
+    if constexpr (std::is_floating_point_v<decltype(value)>)
+      os << llvm::format("%g", static_cast<double>(value));
+    else
+      os << value;
+  });
 }
 
 void HostArray::printSummary(llvm::raw_ostream &os, unsigned maxValues) const {

@@ -23,20 +23,13 @@ using namespace trellis::runtime;
 // Lowered types and layout
 //===----------------------------------------------------------------------===//
 
-/// Returns the LLVM-dialect type of a scalar of `dtype`.
+/// Returns the LLVM-dialect type of a scalar of `dtype`: its MLIR type,
+/// with integers signless.
 static mlir::Type getLoweredScalarType(mlir::MLIRContext *ctx, DType dtype) {
-  switch (dtype) {
-  case DType::F32:
-    return mlir::Float32Type::get(ctx);
-  case DType::F64:
-    return mlir::Float64Type::get(ctx);
-  case DType::I32:
-  case DType::U32:
-    return mlir::IntegerType::get(ctx, 32);
-  case DType::I64:
-    return mlir::IntegerType::get(ctx, 64);
-  }
-  llvm_unreachable("unknown DType");
+  mlir::Type type = getMLIRType(ctx, dtype);
+  if (auto intType = llvm::dyn_cast<mlir::IntegerType>(type))
+    return mlir::IntegerType::get(ctx, intType.getWidth());
+  return type;
 }
 
 /// Appends the lowered parameter types of `value`.
