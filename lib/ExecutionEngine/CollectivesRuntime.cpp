@@ -633,3 +633,13 @@ TRELLIS_COLL_DEFINE(f64, double)
 #undef TRELLIS_COLL_DEFINE
 
 } // extern "C"
+
+// Every collectives function of the table that the passes and the JIT read
+// (RuntimeSymbols.def) is declared here under the symbol compiled code links
+// against: an entry that the runtime does not have, or spells otherwise,
+// does not compile.
+[[maybe_unused]] static const void *const kRuntimeSymbolsTable[] = {
+#define TRELLIS_COLL_FUNCTION(ID, NAME, PREFIX)                                \
+  reinterpret_cast<const void *>(&PREFIX##NAME),
+#include "trellis/ExecutionEngine/RuntimeSymbols.def"
+};

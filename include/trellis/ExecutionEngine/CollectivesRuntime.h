@@ -1,8 +1,9 @@
 //===- CollectivesRuntime.h - MPI collectives for compiled code -*- C++ -*-===//
 //
 // The functions `convert-coll-to-mpi` emits calls to, where the upstream
-// `mpi` dialect has no op or its OpenMPI lowering is wrong. Compiled code
-// calls them through MLIR's C interface (`_mlir_ciface_*`, one 1-D memref
+// `mpi` dialect has no op or its OpenMPI lowering is wrong (listed, for the
+// pass and the JIT, in RuntimeSymbols.def). Compiled code calls those that
+// take buffers through MLIR's C interface (`_mlir_ciface_*`, one 1-D memref
 // descriptor per buffer); hosts (trellis-run, the embedding API, AOT
 // programs) call the lifecycle functions.
 //

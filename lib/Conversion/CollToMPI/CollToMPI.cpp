@@ -8,7 +8,8 @@
 //
 // Upstream `mpi` ops are used where LLVM 22 lowers them correctly for OpenMPI
 // (allreduce on MPI_COMM_WORLD, comm_rank); the rest call the Trellis
-// collectives runtime (include/trellis/ExecutionEngine/CollectivesRuntime.h).
+// collectives runtime (include/trellis/ExecutionEngine/CollectivesRuntime.h),
+// by the names of the runtime's table (RuntimeSymbols.def).
 //
 // With `check-agreement`, each communicating collective is preceded by a call
 // to `trellis_coll_check` with a description of the collective and its
@@ -20,6 +21,7 @@
 #include "trellis/Conversion/CollToMPI/CollToMPI.h"
 
 #include "trellis/Dialect/Coll/IR/Coll.h"
+#include "trellis/ExecutionEngine/RuntimeSymbols.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -121,15 +123,20 @@ Value dynamic(OpBuilder &b, Location loc, Value flat) {
   return memref::CastOp::create(b, loc, dynamicType, flat);
 }
 
-StringRef suffix(Type elementType) {
-  return elementType.isF32() ? "f32" : "f64";
+/// The runtime's f32 or f64 variant of a collective.
+RuntimeFunction byElementType(Type elementType, RuntimeFunction f32,
+                              RuntimeFunction f64) {
+  return elementType.isF32() ? f32 : f64;
 }
 
-/// Calls the runtime function `name`, declaring it (with the C interface
-/// for memref arguments) on first use.
-void callRuntime(OpBuilder &b, Location loc, ModuleOp module, StringRef name,
-                 ValueRange args, TypeRange results = {},
+/// Calls the runtime function `function`, declaring it (with the C
+/// interface for memref arguments) on first use.
+void callRuntime(OpBuilder &b, Location loc, ModuleOp module,
+                 RuntimeFunction function, ValueRange args,
+                 TypeRange results = {},
                  SmallVectorImpl<Value> *resultValues = nullptr) {
+  const RuntimeFunctionInfo &info = getRuntimeFunction(function);
+  StringRef name = info.name;
   auto fn = module.lookupSymbol<func::FuncOp>(name);
   if (!fn) {
     OpBuilder::InsertionGuard guard(b);
@@ -137,7 +144,12 @@ void callRuntime(OpBuilder &b, Location loc, ModuleOp module, StringRef name,
     fn = func::FuncOp::create(
         b, loc, name, b.getFunctionType(ValueRange(args).getTypes(), results));
     fn.setPrivate();
-    if (llvm::any_of(args, [](Value v) { return isa<MemRefType>(v.getType()); }))
+    bool takesMemrefs = llvm::any_of(
+        args, [](Value v) { return isa<MemRefType>(v.getType()); });
+    assert(takesMemrefs == (info.symbol != info.name) &&
+           "RuntimeSymbols.def links exactly the functions that take memrefs "
+           "through their C interface");
+    if (takesMemrefs)
       fn->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                   b.getUnitAttr());
   }
@@ -283,7 +295,7 @@ private:
   /// collective each is about to run.
   void emitAgreementCheck(Operation *op) {
     Location loc = op->getLoc();
-    callRuntime(b, loc, module, "trellis_coll_check",
+    callRuntime(b, loc, module, RuntimeFunction::CollCheck,
                 {textBuffer(b, loc, describeCollective(op)),
                  textBuffer(b, loc, describeLocation(loc))});
   }
@@ -300,8 +312,9 @@ private:
                                mpi::MPI_ReductionOpEnum::MPI_SUM, world);
     } else {
       callRuntime(b, loc, module,
-                  ("trellis_coll_psum_groups_" + suffix(type.getElementType()))
-                      .str(),
+                  byElementType(type.getElementType(),
+                                RuntimeFunction::CollPsumGroupsF32,
+                                RuntimeFunction::CollPsumGroupsF64),
                   {dynamic(b, loc, in.flat), dynamic(b, loc, out.flat),
                    dynamic(b, loc, constantBuffer(b, loc, flatGroups(groups))),
                    i64Constant(b, loc, groupSize(groups))});
@@ -336,7 +349,9 @@ private:
                out = newBuffer(b, loc, type);
     SmallVector<int64_t> pairs(op.getPairs().getValues<int64_t>());
     callRuntime(b, loc, module,
-                ("trellis_coll_ppermute_" + suffix(type.getElementType())).str(),
+                byElementType(type.getElementType(),
+                              RuntimeFunction::CollPpermuteF32,
+                              RuntimeFunction::CollPpermuteF64),
                 {dynamic(b, loc, in.flat), dynamic(b, loc, out.flat),
                  dynamic(b, loc, constantBuffer(b, loc, pairs))});
     return toTensor(b, loc, out.buffer);
@@ -354,11 +369,12 @@ private:
         RankedTensorType::get(stackedShape, xType.getElementType());
     FlatBuffer in = readBuffer(b, loc, op.getX()),
                out = newBuffer(b, loc, stackedType);
-    callRuntime(
-        b, loc, module,
-        ("trellis_coll_all_gather_" + suffix(xType.getElementType())).str(),
-        {dynamic(b, loc, in.flat), dynamic(b, loc, out.flat),
-         i64Constant(b, loc, n)});
+    callRuntime(b, loc, module,
+                byElementType(xType.getElementType(),
+                              RuntimeFunction::CollAllGatherF32,
+                              RuntimeFunction::CollAllGatherF64),
+                {dynamic(b, loc, in.flat), dynamic(b, loc, out.flat),
+                 i64Constant(b, loc, n)});
     Value stacked = toTensor(b, loc, out.buffer);
     if (dim > 0) {
       SmallVector<int64_t> permutation, shape;
@@ -392,20 +408,21 @@ private:
     auto type = op.getX().getType();
     FlatBuffer in = readBuffer(b, loc, op.getX()),
                out = newBuffer(b, loc, type);
-    callRuntime(b, loc, module,
-                ("trellis_coll_adasum_" + suffix(type.getElementType())).str(),
-                {dynamic(b, loc, in.flat), dynamic(b, loc, out.flat),
-                 dynamic(b, loc,
-                         constantBuffer(b, loc, flatGroups(op.getGroups()))),
-                 i64Constant(b, loc, groupSize(op.getGroups()))});
+    callRuntime(
+        b, loc, module,
+        byElementType(type.getElementType(), RuntimeFunction::CollAdasumF32,
+                      RuntimeFunction::CollAdasumF64),
+        {dynamic(b, loc, in.flat), dynamic(b, loc, out.flat),
+         dynamic(b, loc, constantBuffer(b, loc, flatGroups(op.getGroups()))),
+         i64Constant(b, loc, groupSize(op.getGroups()))});
     return toTensor(b, loc, out.buffer);
   }
 
   /// MPI_Comm_size has no upstream lowering in LLVM 22.
   Value axisSize(Location loc) {
     SmallVector<Value> results;
-    callRuntime(b, loc, module, "trellis_coll_axis_size", {}, {b.getI64Type()},
-                &results);
+    callRuntime(b, loc, module, RuntimeFunction::CollAxisSize, {},
+                {b.getI64Type()}, &results);
     return arith::IndexCastOp::create(b, loc, b.getIndexType(), results[0]);
   }
 
