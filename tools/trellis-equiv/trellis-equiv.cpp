@@ -5,26 +5,21 @@
 // same inputs and compares every result (outputs, state, input and weight
 // gradients, whatever the entries return) with NumPy's allclose, reporting
 // the worst element of each. Exit code 0 when all are close, 1 otherwise.
+// The check is lib/Tools/Equivalence.cpp; this file parses the command line.
 //
 //   trellis-equiv REF.mlir --entry=ref [--test-file=TEST.mlir] --test-entry=rev
 //       --input=a.npy ... [--rtol=1e-3] [--atol=1e-3] [--labels=out,dx,dw]
 //
 //===----------------------------------------------------------------------===//
 
-#include "trellis/InitAll.h"
-#include "trellis/Runtime/Compare.h"
-#include "trellis/Runtime/Jit.h"
-#include "trellis/Runtime/Npy.h"
+#include "trellis/Tools/Equivalence.h"
+#include "trellis/Tools/ToolExit.h"
 
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
-using namespace trellis::runtime;
 
 static cl::opt<std::string> refFile(cl::Positional, cl::desc("<reference .mlir>"),
                                     cl::Required);
@@ -50,75 +45,25 @@ static cl::list<std::string>
     labels("labels", cl::CommaSeparated,
            cl::desc("Names of the results, for the report"));
 
-static Expected<SmallVector<HostArray>>
-runEntry(StringRef file, StringRef entry, ArrayRef<HostArray> args) {
-  mlir::DialectRegistry registry;
-  trellis::registerAllDialects(registry);
-  mlir::MLIRContext context(registry);
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(file, &context);
-  if (!module)
-    return createStringError("cannot parse '" + file + "'");
-  JitOptions options;
-  options.optLevel = optLevel;
-  auto jit = JitModule::compile(*module, entry, options);
-  if (!jit)
-    return jit.takeError();
-  return (*jit)->call(args);
-}
-
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
-  InitializeNativeTarget();
-  InitializeNativeTargetAsmPrinter();
-  trellis::registerAllPasses();
   cl::ParseCommandLineOptions(argc, argv, "Trellis equivalence check\n");
 
-  auto fail = [](Error e) {
-    errs() << "trellis-equiv: error: " << toString(std::move(e)) << "\n";
-    return 1;
-  };
-  SmallVector<HostArray> args;
-  for (const std::string &path : inputs) {
-    auto array = readNpy(path);
-    if (!array)
-      return fail(array.takeError());
-    args.push_back(std::move(*array));
-  }
-  auto ref = runEntry(refFile, refEntry, args);
-  if (!ref)
-    return fail(ref.takeError());
-  auto test = runEntry(testFile.empty() ? refFile : testFile, testEntry, args);
-  if (!test)
-    return fail(test.takeError());
-  if (ref->size() != test->size())
-    return fail(createStringError("the reference returns " +
-                                  Twine(ref->size()) + " result(s), the test " +
-                                  Twine(test->size())));
+  trellis::tools::EquivalenceOptions options;
+  options.refFile = refFile;
+  options.refEntry = refEntry;
+  options.testFile = testFile;
+  options.testEntry = testEntry;
+  options.inputPaths.assign(inputs.begin(), inputs.end());
+  options.rtol = relTol;
+  options.atol = absTol;
+  options.normRtol = normTol;
+  options.labels.assign(labels.begin(), labels.end());
+  options.optLevel = optLevel;
 
-  bool allClose = true;
-  for (unsigned i = 0; i < ref->size(); ++i) {
-    auto diff = compareArrays((*ref)[i], (*test)[i], relTol, absTol);
-    if (!diff)
-      return fail(diff.takeError());
-    if (normTol >= 0)
-      diff->close = diff->normRelativeError <= normTol;
-    allClose &= diff->close;
-    outs() << (diff->close ? "ok   " : "FAIL ") << "result " << i;
-    if (i < labels.size())
-      outs() << " (" << labels[i] << ")";
-    outs() << ": max abs error " << format("%.3e", diff->maxAbsError)
-           << ", norm-relative " << format("%.3e", diff->normRelativeError)
-           << ", worst at "
-           << formatIndex((*ref)[i].getShape(), diff->worstIndex)
-           << " ref " << format("%.9g", diff->worstRef) << " test "
-           << format("%.9g", diff->worstTest) << "\n";
-  }
-  outs() << (allClose ? "equivalent" : "NOT equivalent");
-  if (normTol >= 0)
-    outs() << " (norm-relative " << format("%g", normTol.getValue()) << ")\n";
-  else
-    outs() << " (rtol " << format("%g", relTol.getValue()) << ", atol "
-           << format("%g", absTol.getValue()) << ")\n";
-  return allClose ? 0 : 1;
+  Expected<bool> equivalent = trellis::tools::checkEquivalence(options, outs());
+  if (!equivalent)
+    return trellis::tools::finishTool("trellis-equiv", equivalent.takeError());
+  int exitCode = trellis::tools::finishTool("trellis-equiv", Error::success());
+  return *equivalent ? exitCode : 1;
 }

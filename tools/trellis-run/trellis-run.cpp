@@ -4,12 +4,13 @@
 //               [--repeat=N] [--stats]
 //
 // Lowers the module with the Trellis pipeline, JIT-compiles it and calls the
-// entry on the inputs. All the work is in lib/Runtime (Runner.h); this file
+// entry on the inputs. All the work is in lib/Tools (Runner.h); this file
 // only parses the command line and reports the one-line error.
 //
 //===----------------------------------------------------------------------===//
 
-#include "trellis/Runtime/Runner.h"
+#include "trellis/Tools/Runner.h"
+#include "trellis/Tools/ToolExit.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -101,7 +102,7 @@ int main(int argc, char **argv) {
                               "Trellis JIT runner: runs a function of an MLIR "
                               "module on NumPy .npy inputs\n");
 
-  trellis::runtime::RunnerOptions options;
+  trellis::tools::RunnerOptions options;
   options.inputFilename = commandLine.inputFilename;
   options.entry = commandLine.entry;
   options.inputPaths.assign(commandLine.inputs.begin(),
@@ -117,6 +118,6 @@ int main(int argc, char **argv) {
   options.vectorMath = commandLine.vectorMath;
   options.outlineLoops = commandLine.outlineLoops;
 
-  return trellis::runtime::finishTool(
-      "trellis-run", trellis::runtime::runTrellisRun(options, llvm::outs()));
+  return trellis::tools::finishTool(
+      "trellis-run", trellis::tools::runTrellisRun(options, llvm::outs()));
 }

@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "trellis/Runtime/AllocHooks.h"
-#include "trellis/Runtime/Runner.h"
+#include "trellis/Tools/ToolExit.h"
 #include "trellis/Train/Trainer.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -100,7 +100,7 @@ int main(int argc, char **argv) {
   options.lowering.checkCollectives = checkCollectives;
   if (llvm::Error err =
           trellis::runtime::setMemoryLimitFromFlagOrEnvironment(memoryLimit))
-    return trellis::runtime::finishTool("trellis-train", std::move(err));
-  return trellis::runtime::finishTool(
+    return trellis::tools::finishTool("trellis-train", std::move(err));
+  return trellis::tools::finishTool(
       "trellis-train", trellis::train::runTrellisTrain(options, llvm::outs()));
 }

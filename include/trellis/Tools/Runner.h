@@ -6,13 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TRELLIS_RUNTIME_RUNNER_H
-#define TRELLIS_RUNTIME_RUNNER_H
+#ifndef TRELLIS_TOOLS_RUNNER_H
+#define TRELLIS_TOOLS_RUNNER_H
 
 #include "trellis/Pipelines/Pipelines.h"
 
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 
@@ -20,10 +18,9 @@
 
 namespace llvm {
 class raw_ostream;
-class SourceMgr;
 } // namespace llvm
 
-namespace trellis::runtime {
+namespace trellis::tools {
 
 /// The command line of trellis-run.
 struct RunnerOptions {
@@ -56,27 +53,10 @@ struct RunnerOptions {
   std::string memoryLimit;
 };
 
-/// Parses and verifies the module in `filename` ("-" for stdin). MLIR's
-/// diagnostics (with source locations) go to stderr through `sourceMgr`'s
-/// handler.
-llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
-loadModule(llvm::StringRef filename, mlir::MLIRContext &context,
-           llvm::SourceMgr &sourceMgr);
-
 /// Runs trellis-run. Summaries and statistics go to `out`; MLIR diagnostics
 /// go to stderr. The returned error is one line, without the tool prefix.
 llvm::Error runTrellisRun(const RunnerOptions &options, llvm::raw_ostream &out);
 
-/// Ends the MPI side of the process, if a program initialized it: finalizes
-/// MPI after a success; after a failure aborts the whole job (MPI_Abort), so
-/// that ranks waiting in a collective for this one do not hang.
-void endMpiJob(bool failed);
+} // namespace trellis::tools
 
-/// The end of a tool's main(): on an error prints "<tool>: error: <message>"
-/// as one line to stderr and returns 1, else 0; ends the MPI side first
-/// (endMpiJob).
-int finishTool(llvm::StringRef tool, llvm::Error err);
-
-} // namespace trellis::runtime
-
-#endif // TRELLIS_RUNTIME_RUNNER_H
+#endif // TRELLIS_TOOLS_RUNNER_H

@@ -1,0 +1,30 @@
+//===- ToolExit.h - How a Trellis tool ends ---------------------*- C++ -*-===//
+//
+// Every tool reports a failure the same way: one line
+// "<tool>: error: <message>" on stderr and exit code 1. Under mpirun a
+// failing rank also ends the whole job, so that ranks waiting for it in a
+// collective do not hang.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRELLIS_TOOLS_TOOLEXIT_H
+#define TRELLIS_TOOLS_TOOLEXIT_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+namespace trellis::tools {
+
+/// Ends the MPI side of the process, if a program initialized it: finalizes
+/// MPI after a success; after a failure aborts the whole job (MPI_Abort), so
+/// that ranks waiting in a collective for this one do not hang.
+void endMpiJob(bool failed);
+
+/// The end of a tool's main(): on an error prints "<tool>: error: <message>"
+/// as one line to stderr and returns 1, else 0; ends the MPI side first
+/// (endMpiJob).
+int finishTool(llvm::StringRef tool, llvm::Error err);
+
+} // namespace trellis::tools
+
+#endif // TRELLIS_TOOLS_TOOLEXIT_H

@@ -1,0 +1,80 @@
+//===- Report.h - What a training run shows and writes ----------*- C++ -*-===//
+//
+// The output of trellis-train (docs/training.md): a progress bar on a
+// terminal, plain progress lines otherwise; metrics.jsonl, one JSON object
+// per step and per evaluation; curve.svg, the loss curve with the first eval
+// metric. Only the leader rank (rank 0) prints and writes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRELLIS_TRAIN_REPORT_H
+#define TRELLIS_TRAIN_REPORT_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace trellis::train {
+
+/// Writes a loss curve (and eval metrics in [0, 1] on a second axis, named
+/// `metricName`) to `path` as SVG.
+llvm::Error writeCurveSvg(llvm::StringRef path,
+                          llvm::ArrayRef<std::pair<int64_t, double>> losses,
+                          llvm::ArrayRef<std::pair<int64_t, double>> metric,
+                          llvm::StringRef metricName);
+
+/// The progress, metrics and curve of one run of `steps` steps.
+class TrainingReport {
+public:
+  /// `logEvery`: plain progress lines every this many steps (0: about 20
+  /// per run).
+  TrainingReport(llvm::raw_ostream &out, bool leader, int ranks, int64_t steps,
+                 int64_t logEvery)
+      : out(out), leader(leader), ranks(ranks), steps(steps),
+        logEvery(logEvery) {}
+
+  /// Opens metrics.jsonl at `path`, appended to when resuming.
+  llvm::Error openMetrics(llvm::StringRef path, bool append);
+
+  /// Starts the clock of steps/s and ETA; the run starts at `startStep`.
+  void startTiming(int64_t startStep);
+
+  /// Records the loss after `step` steps: one metrics line, a point of the
+  /// curve and the progress.
+  void reportLoss(int64_t step, double loss);
+
+  /// Records the eval metrics `values` (named `names`) after `step` steps:
+  /// one metrics line, one printed line, the first metric on the curve.
+  void reportEval(int64_t step, llvm::ArrayRef<std::string> names,
+                  llvm::ArrayRef<double> values);
+
+  /// Writes curve.svg to `curvePath` (the first eval metric named
+  /// `metricName`) and prints the final loss and where the files are.
+  llvm::Error finish(double loss, llvm::StringRef checkpointPath,
+                     llvm::StringRef curvePath, llvm::StringRef metricName);
+
+private:
+  void printProgress(int64_t step, double loss);
+
+  llvm::raw_ostream &out;
+  bool leader;
+  int ranks;
+  int64_t steps, logEvery;
+  std::string metricsPath;
+  std::unique_ptr<llvm::raw_fd_ostream> metrics;
+  int64_t startStep = 0;
+  std::chrono::steady_clock::time_point started;
+  std::vector<std::pair<int64_t, double>> losses, metricCurve;
+};
+
+} // namespace trellis::train
+
+#endif // TRELLIS_TRAIN_REPORT_H

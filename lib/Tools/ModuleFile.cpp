@@ -1,0 +1,53 @@
+//===- ModuleFile.cpp - Reading the module a tool works on ----------------===//
+
+#include "trellis/Tools/ModuleFile.h"
+
+#include "trellis/InitAll.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace trellis::tools;
+
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+trellis::tools::loadModule(llvm::StringRef filename, mlir::MLIRContext &context,
+                           llvm::SourceMgr &sourceMgr) {
+  std::string message;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      mlir::openInputFile(filename, &message);
+  if (!file)
+    return llvm::createStringError("cannot open '" + filename +
+                                   "': " + message);
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  mlir::ParserConfig config(&context, /*verifyAfterParse=*/false);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, config);
+  if (!module)
+    return llvm::createStringError("cannot parse '" + filename + "'");
+  if (mlir::failed(mlir::verify(*module)))
+    return llvm::createStringError("'" + filename + "' failed verification");
+  return module;
+}
+
+static mlir::DialectRegistry getTrellisDialects() {
+  mlir::DialectRegistry registry;
+  trellis::registerAllDialects(registry);
+  return registry;
+}
+
+ModuleFile::ModuleFile()
+    : context(getTrellisDialects()), diagnostics(sourceMgr, &context) {}
+
+llvm::Expected<std::unique_ptr<ModuleFile>>
+ModuleFile::load(llvm::StringRef filename) {
+  std::unique_ptr<ModuleFile> file(new ModuleFile());
+  llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> module =
+      loadModule(filename, file->context, file->sourceMgr);
+  if (!module)
+    return module.takeError();
+  file->module = std::move(*module);
+  return file;
+}

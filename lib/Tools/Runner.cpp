@@ -1,0 +1,112 @@
+//===- Runner.cpp - The trellis-run driver --------------------------------===//
+
+#include "trellis/Tools/Runner.h"
+
+#include "trellis/Runtime/Jit.h"
+#include "trellis/Runtime/AllocHooks.h"
+#include "trellis/Runtime/Rank.h"
+#include "trellis/Tools/ModuleFile.h"
+#include "trellis/Tools/NpyFiles.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+
+using namespace trellis::runtime;
+using namespace trellis::tools;
+
+namespace {
+/// Milliseconds since construction.
+class Stopwatch {
+public:
+  double elapsedMs() const {
+    return std::chrono::duration<double, std::milli>(
+               std::chrono::steady_clock::now() - start)
+        .count();
+  }
+
+private:
+  std::chrono::steady_clock::time_point start =
+      std::chrono::steady_clock::now();
+};
+} // namespace
+
+static double getMedian(llvm::SmallVectorImpl<double> &values) {
+  llvm::sort(values);
+  size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+llvm::Error trellis::tools::runTrellisRun(const RunnerOptions &options,
+                                          llvm::raw_ostream &out) {
+  if (options.repeat == 0)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "--repeat must be at least 1");
+  if (llvm::Error err =
+          setMemoryLimitFromFlagOrEnvironment(options.memoryLimit))
+    return err;
+  unsigned rank = getMpiRankFromEnvironment();
+
+  llvm::Expected<std::unique_ptr<ModuleFile>> file =
+      ModuleFile::load(options.inputFilename);
+  if (!file)
+    return file.takeError();
+  mlir::ModuleOp module = (*file)->get();
+  // Check the inputs before spending time on compilation.
+  llvm::Expected<mlir::func::FuncOp> entry =
+      lookupEntryFunction(module, options.entry);
+  if (!entry)
+    return entry.takeError();
+  llvm::Expected<EntrySignature> signature = getEntrySignature(*entry);
+  if (!signature)
+    return signature.takeError();
+  llvm::Expected<llvm::SmallVector<HostArray>> inputs =
+      readInputsFor(*signature, options.inputPaths, rank);
+  if (!inputs)
+    return inputs.takeError();
+
+  Stopwatch compileTime;
+  JitOptions jitOptions;
+  jitOptions.optLevel = options.optLevel;
+  jitOptions.lowering = options.lowering;
+  jitOptions.dumpLLVMIR = options.dumpLLVMIR;
+  jitOptions.vectorMath = options.vectorMath;
+  jitOptions.outlineLoops = options.outlineLoops;
+  llvm::Expected<std::unique_ptr<JitModule>> jit =
+      JitModule::compile(module, options.entry, jitOptions);
+  if (!jit)
+    return jit.takeError();
+  double compileMs = compileTime.elapsedMs();
+
+  llvm::SmallVector<double> runMs;
+  uint64_t peakBytes = 0;
+  llvm::SmallVector<HostArray> results;
+  for (unsigned i = 0; i < options.repeat; ++i) {
+    CallStats stats;
+    llvm::Expected<llvm::SmallVector<HostArray>> callResults =
+        (*jit)->call(*inputs, &stats);
+    if (!callResults)
+      return callResults.takeError();
+    results = std::move(*callResults);
+    runMs.push_back(stats.runMs);
+    peakBytes = std::max(peakBytes, stats.peakBytes);
+  }
+
+  if (!options.outputDir.empty()) {
+    if (llvm::Error err =
+            writeResults(substituteRank(options.outputDir, rank), results))
+      return err;
+  } else {
+    printResults(out, results);
+  }
+  if (options.printStats)
+    out << llvm::format("{\"compile_ms\": %.3f, \"run_ms\": %.6f, "
+                        "\"peak_tensor_bytes\": %llu}\n",
+                        compileMs, getMedian(runMs),
+                        static_cast<unsigned long long>(peakBytes));
+  out.flush();
+  return llvm::Error::success();
+}

@@ -1,0 +1,32 @@
+//===- ToolExit.cpp - How a Trellis tool ends -----------------------------===//
+
+#include "trellis/Tools/ToolExit.h"
+
+#include "trellis/ExecutionEngine/CollectivesRuntime.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <string>
+
+void trellis::tools::endMpiJob(bool failed) {
+  if (failed)
+    trellis_coll_abort_if_initialized(1);
+  else
+    trellis_coll_finalize();
+}
+
+int trellis::tools::finishTool(llvm::StringRef tool, llvm::Error err) {
+  if (!err) {
+    endMpiJob(/*failed=*/false);
+    return 0;
+  }
+  std::string message = llvm::toString(std::move(err));
+  std::replace(message.begin(), message.end(), '\n', ' ');
+  llvm::outs().flush();
+  llvm::errs() << tool << ": error: " << llvm::StringRef(message).trim()
+               << '\n';
+  llvm::errs().flush();
+  endMpiJob(/*failed=*/true);
+  return 1;
+}
