@@ -50,32 +50,22 @@ static std::optional<DType> toDType(const TrellisTensorView &view) {
   static_assert(sizeof(dtype) == sizeof(view.dtype));
   std::memcpy(&dtype, &view.dtype, sizeof(dtype));
   switch (dtype) {
-  case TRELLIS_F32:
-    return DType::F32;
-  case TRELLIS_F64:
-    return DType::F64;
-  case TRELLIS_I32:
-    return DType::I32;
-  case TRELLIS_I64:
-    return DType::I64;
-  case TRELLIS_U32:
-    return DType::U32;
+#define TRELLIS_DTYPE(NAME, C_TYPE, SHORT_NAME, NUMPY_NAME, NPY_CODE,          \
+                      MLIR_TYPE, C_API)                                        \
+  case C_API:                                                                  \
+    return DType::NAME;
+#include "trellis/Runtime/DType.def"
   }
   return std::nullopt;
 }
 
 static TrellisDType fromDType(DType dtype) {
   switch (dtype) {
-  case DType::F32:
-    return TRELLIS_F32;
-  case DType::F64:
-    return TRELLIS_F64;
-  case DType::I32:
-    return TRELLIS_I32;
-  case DType::I64:
-    return TRELLIS_I64;
-  case DType::U32:
-    return TRELLIS_U32;
+#define TRELLIS_DTYPE(NAME, C_TYPE, SHORT_NAME, NUMPY_NAME, NPY_CODE,          \
+                      MLIR_TYPE, C_API)                                        \
+  case DType::NAME:                                                            \
+    return C_API;
+#include "trellis/Runtime/DType.def"
   }
   return TRELLIS_F32;
 }
