@@ -35,6 +35,33 @@ def ReverseModeOpInterface : OpInterface<"ReverseModeOpInterface"> {
   ];
 }
 
+def DerivativeOpInterface : OpInterface<"DerivativeOpInterface"> {
+  let cppNamespace = "::trellis::ad";
+  let description = [{
+    An op that stands for a derivative of a function (`ad.grad`,
+    `ad.value_and_grad`, `ad.vjp`): which function, which kind of derivative,
+    with respect to which arguments, and which of its results are gradients.
+    Passes that find, differentiate, reduce or rematerialize derivatives
+    (ad-differentiate, ad-remat, coll-average-gradients, the trainer) go
+    through it instead of enumerating the ops.
+  }];
+  let methods = [
+    InterfaceMethod<"The differentiated function.",
+      "::mlir::FlatSymbolRefAttr", "getCalleeAttr">,
+    InterfaceMethod<"What the generated derivative function computes.",
+      "::trellis::ad::DerivativeKind", "getDerivativeKind">,
+    InterfaceMethod<"The argument positions differentiated (empty for a "
+                    "VJP, which differentiates all).",
+      "::llvm::SmallVector<int64_t>", "getDiffArgIndices">,
+    InterfaceMethod<"The operands passed to the derivative function.",
+      "::mlir::OperandRange", "getDerivativeOperands">,
+    InterfaceMethod<"The results that are gradients of the loss, one per "
+                    "differentiated argument (none for a VJP: its "
+                    "cotangents are not gradients of a loss).",
+      "::mlir::ResultRange", "getGradientResults">
+  ];
+}
+
 def InvertibleOpInterface : OpInterface<"InvertibleOpInterface"> {
   let cppNamespace = "::trellis::ad";
   let description = [{

@@ -10,7 +10,8 @@ include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 class AD_GradientOp<string mnemonic> : AD_Op<mnemonic,
-    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+     DerivativeOpInterface]> {
   let arguments = (ins FlatSymbolRefAttr:$callee,
                        Variadic<AnyType>:$args,
                        OptionalAttr<DenseI64ArrayAttr>:$argnums,
@@ -25,6 +26,10 @@ class AD_GradientOp<string mnemonic> : AD_Op<mnemonic,
         return ::llvm::SmallVector<int64_t>(*nums);
       return {0};
     }
+    ::mlir::OperandRange getDerivativeOperands() { return getArgs(); }
+    // DerivativeOpInterface, defined by each op.
+    ::trellis::ad::DerivativeKind getDerivativeKind();
+    ::mlir::ResultRange getGradientResults();
   }];
 }
 
@@ -45,6 +50,15 @@ def AD_GradOp : AD_GradientOp<"grad"> {
     ```
   }];
   let results = (outs Variadic<AnyType>:$results);
+  let extraClassDefinition = [{
+    ::trellis::ad::DerivativeKind $cppClass::getDerivativeKind() {
+      return ::trellis::ad::DerivativeKind::Grad;
+    }
+    /// (grads..., aux...).
+    ::mlir::ResultRange $cppClass::getGradientResults() {
+      return getResults().take_front(getDiffArgIndices().size());
+    }
+  }];
 }
 
 def AD_ValueAndGradOp : AD_GradientOp<"value_and_grad"> {
@@ -63,9 +77,19 @@ def AD_ValueAndGradOp : AD_GradientOp<"value_and_grad"> {
     ```
   }];
   let results = (outs Variadic<AnyType>:$results);
+  let extraClassDefinition = [{
+    ::trellis::ad::DerivativeKind $cppClass::getDerivativeKind() {
+      return ::trellis::ad::DerivativeKind::ValueAndGrad;
+    }
+    /// (loss, aux..., grads...).
+    ::mlir::ResultRange $cppClass::getGradientResults() {
+      return getResults().take_back(getDiffArgIndices().size());
+    }
+  }];
 }
 
-def AD_VJPOp : AD_Op<"vjp", [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+def AD_VJPOp : AD_Op<"vjp", [DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+    DerivativeOpInterface]> {
   let summary = "vector-Jacobian product of a function";
   let description = [{
     Takes the callee's `n` primal arguments followed by one cotangent per
@@ -81,6 +105,17 @@ def AD_VJPOp : AD_Op<"vjp", [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> 
   }];
   let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<AnyType>:$operands);
   let results = (outs Variadic<AnyType>:$results);
+  let extraClassDeclaration = [{
+    // DerivativeOpInterface.
+    ::trellis::ad::DerivativeKind getDerivativeKind() {
+      return ::trellis::ad::DerivativeKind::VJP;
+    }
+    ::llvm::SmallVector<int64_t> getDiffArgIndices() { return {}; }
+    ::mlir::OperandRange getDerivativeOperands() { return getOperands(); }
+    ::mlir::ResultRange getGradientResults() {
+      return getResults().take_front(0);
+    }
+  }];
   let assemblyFormat = [{
     $callee `(` $operands `)` attr-dict `:` functional-type($operands, results)
   }];

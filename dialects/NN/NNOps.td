@@ -299,7 +299,7 @@ def NN_DropoutOp : NN_DiffOp<"dropout",
 
 def NN_ReversibleHalfResidualOp : NN_DiffOp<"reversible_half_residual", [
     InferTypeOpAdaptor, SingleBlockImplicitTerminator<"YieldOp">,
-    RecursiveMemoryEffects]> {
+    RecursiveMemoryEffects, DeclareOpInterfaceMethods<InvertibleOpInterface>]> {
   let summary = "acc' = acc + F(ctx...), ctx passes through";
   let description = [{
     The body region takes the context values as block arguments and yields
@@ -331,7 +331,8 @@ def NN_ReversibleHalfResidualOp : NN_DiffOp<"reversible_half_residual", [
   let hasRegionVerifier = 1;
 }
 
-def NN_ReversibleSwapOp : NN_DiffOp<"reversible_swap", [Pure, InferTypeOpAdaptor]> {
+def NN_ReversibleSwapOp : NN_DiffOp<"reversible_swap", [Pure, InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<InvertibleOpInterface>]> {
   let summary = "exchange two values: (a, b) → (b, a)";
   let description = [{
     Example:

@@ -13,7 +13,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "trellis/Dialect/AD/Rules/Rules.h"
-#include "trellis/Dialect/AD/Transforms/Differentiator.h"
 #include "trellis/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -30,12 +29,9 @@ using namespace mlir;
 using namespace trellis;
 using namespace trellis::ad;
 using namespace trellis::builders;
+using trellis::ad::rules::isFloatValue;
 
 namespace {
-
-bool isFloatValue(Value v) {
-  return isa<FloatType>(getElementTypeOrSelf(v.getType()));
-}
 
 Value orZeros(OpBuilder &b, Location loc, Value cotangent, Type type) {
   return cotangent ? cotangent : zerosLike(b, loc, type);
@@ -58,27 +54,21 @@ SmallVector<Value> capturedFloats(MutableArrayRef<Region> regions) {
 // func.call
 //===----------------------------------------------------------------------===//
 
-LogicalResult rule(func::CallOp op, OpBuilder &b, ReverseContext &,
+LogicalResult rule(func::CallOp op, OpBuilder &b, ReverseContext &ctx,
                    ValueRange dres, SmallVectorImpl<Value> &d) {
   Location loc = op.getLoc();
   auto callee =
       SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, op.getCalleeAttr());
   if (!callee || callee.isExternal())
     return op.emitOpError("cannot be differentiated: its callee has no body");
-  auto module = callee->getParentOfType<ModuleOp>();
-  std::string name = (callee.getSymName() + "__call_vjp").str();
-  auto vjp = module.lookupSymbol<func::FuncOp>(name);
-  if (!vjp) {
-    FailureOr<func::FuncOp> built = buildDerivativeFunction(
-        callee, DerivativeKind::VJP, {}, name, /*inlineCallees=*/false);
-    if (failed(built))
-      return failure();
-    vjp = *built;
-  }
+  FailureOr<func::FuncOp> vjp = ctx.getOrBuildVJPFunction(
+      callee, (callee.getSymName() + "__call_vjp").str());
+  if (failed(vjp))
+    return failure();
   SmallVector<Value> args(op.getOperands());
   for (auto [result, cotangent] : llvm::zip(op.getResults(), dres))
     args.push_back(orZeros(b, loc, cotangent, result.getType()));
-  auto call = func::CallOp::create(b, loc, vjp, args);
+  auto call = func::CallOp::create(b, loc, *vjp, args);
   for (unsigned i = 0; i < op.getNumOperands(); ++i)
     if (isFloatValue(op.getOperand(i)))
       d[i] = call.getResult(op.getNumResults() + i);
@@ -99,13 +89,14 @@ LogicalResult rule(scf::IfOp op, OpBuilder &b, ReverseContext &ctx,
        {std::pair(&op.getThenRegion(), &reverseIf.getThenRegion()),
         std::pair(&op.getElseRegion(), &reverseIf.getElseRegion())}) {
     OpBuilder rb = OpBuilder::atBlockEnd(&reverse->front());
-    ReverseSweep branch;
+    std::unique_ptr<ReverseContext> branch = ctx.createNested();
     if (!forward->empty() &&
-        failed(branch.recomputeAndReverse(rb, forward->front(), ValueRange{}, dres)))
+        failed(branch->recomputeAndReverse(rb, forward->front(), ValueRange{},
+                                           dres)))
       return failure();
     SmallVector<Value> yields;
     for (Value v : captured)
-      yields.push_back(orZeros(rb, loc, branch.lookup(v), v.getType()));
+      yields.push_back(orZeros(rb, loc, branch->lookup(v), v.getType()));
     scf::YieldOp::create(rb, loc, yields);
   }
   for (auto [v, cotangent] : llvm::zip(captured, reverseIf.getResults()))
@@ -215,7 +206,8 @@ LogicalResult reverseInvertibleLoop(scf::ForOp op, InvertibleOpInterface step,
   for (Operation &inner : body.without_terminator())
     if (&inner != step.getOperation())
       prepared.push_back(nb.clone(inner, mapping));
-  ReverseSweep sweep;
+  std::unique_ptr<ReverseContext> nested = ctx.createNested();
+  ReverseContext &sweep = *nested;
   SmallVector<Value> inputs, inputCots;
   if (failed(step.reverseFromOutputs(nb, sweep, iter.take_front(numCarried),
                                      iter.slice(numCarried, numCarried),
@@ -333,7 +325,8 @@ LogicalResult rule(scf::ForOp op, OpBuilder &b, ReverseContext &ctx,
     SmallVector<Value> seeds;
     for (unsigned i = 0; i < numCarried; ++i)
       seeds.push_back(isFloatValue(args[1 + i]) ? iter[i] : Value());
-    ReverseSweep sweep;
+    std::unique_ptr<ReverseContext> nested = ctx.createNested();
+    ReverseContext &sweep = *nested;
     FailureOr<SmallVector<Value>> argCotangents =
         sweep.recomputeAndReverse(nb, body, args, seeds);
     if (failed(argCotangents))

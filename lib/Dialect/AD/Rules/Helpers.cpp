@@ -4,10 +4,16 @@
 #include "trellis/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 
 namespace trellis::ad::rules {
+
+bool isFloatValue(Value v) {
+  return isa<FloatType>(getElementTypeOrSelf(v.getType()));
+}
 
 Value add(OpBuilder &b, Value x, Value y) {
   return arith::AddFOp::create(b, x.getLoc(), x, y);
@@ -35,3 +41,21 @@ Value dropWhere(OpBuilder &b, Value cond, Value x) {
 }
 
 } // namespace trellis::ad::rules
+
+trellis::ad::ReverseLoop trellis::ad::buildReverseLoop(OpBuilder &b, Location loc,
+                                          int64_t count, Value lb, Value step,
+                                          ValueRange inits) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value last = arith::ConstantIndexOp::create(b, loc, count - 1);
+  Value total = arith::ConstantIndexOp::create(b, loc, count);
+  auto loop = scf::ForOp::create(b, loc, zero, total, one, inits);
+  Block *body = loop.getBody();
+  if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
+    body->back().erase();
+  OpBuilder nb = OpBuilder::atBlockEnd(body);
+  Value j = arith::SubIOp::create(nb, loc, last, loop.getInductionVar());
+  Value iv = arith::AddIOp::create(nb, loc, lb,
+                                   arith::MulIOp::create(nb, loc, j, step));
+  return {loop, nb, iv, j};
+}

@@ -1,7 +1,6 @@
 //===- TensorLinalgRules.cpp - Reverse-mode rules of tensor and linalg ----===//
 
 #include "trellis/Dialect/AD/Rules/Rules.h"
-#include "trellis/Dialect/AD/Transforms/Differentiator.h"
 #include "trellis/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -15,13 +14,9 @@ using namespace mlir;
 using namespace trellis;
 using namespace trellis::ad;
 using namespace trellis::builders;
+using trellis::ad::rules::isFloatValue;
 
 namespace {
-
-
-bool isFloatValue(Value v) {
-  return isa<FloatType>(getElementTypeOrSelf(v.getType()));
-}
 
 /// The cotangent `d` of `operand`, in the operand's element type: a
 /// mixed-precision contraction (f16 inputs, f32 accumulator) computes its
@@ -144,29 +139,6 @@ LogicalResult rule(linalg::FillOp op, OpBuilder &b, ReverseContext &,
   return success();
 }
 
-LogicalResult rule(linalg::MatmulOp op, OpBuilder &b, ReverseContext &,
-                   ValueRange dres, SmallVectorImpl<Value> &d) {
-  if (op.hasUserDefinedMaps())
-    return op.emitOpError("with user-defined indexing maps cannot be "
-                          "differentiated yet");
-  // C' = C + A·B:  dA = dC·Bᵀ, dB = Aᵀ·dC, dC passes through.
-  Location loc = op.getLoc();
-  Value a = op.getInputs()[0], bm = op.getInputs()[1], dc = dres[0];
-  // A product takes its left factor's element type: with an integer A,
-  // dB is computed as (dCᵀ·A)ᵀ so that it is a float.
-  if (isFloatValue(a))
-    d[0] = cotangentFor(b, loc, a, matmul(b, loc, dc, transpose2D(b, loc, bm)));
-  if (isFloatValue(bm))
-    d[1] = cotangentFor(
-        b, loc, bm,
-        isFloatValue(a)
-            ? matmul(b, loc, transpose2D(b, loc, a), dc)
-            : transpose2D(b, loc,
-                          matmul(b, loc, transpose2D(b, loc, dc), a)));
-  d[2] = dc;
-  return success();
-}
-
 /// Batched transpose of the last two dims of a rank-3 tensor.
 Value transposeLast2(OpBuilder &b, Location loc, Value m) {
   auto type = cast<RankedTensorType>(m.getType());
@@ -191,25 +163,40 @@ Value batchMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
       .getResult(0);
 }
 
-LogicalResult rule(linalg::BatchMatmulOp op, OpBuilder &b, ReverseContext &,
-                   ValueRange dres, SmallVectorImpl<Value> &d) {
+/// C' = C + A·B of a (batch) matmul, with `product` and `transpose` its own
+/// product and transpose of the last two dims: dA = dC·Bᵀ, dB = Aᵀ·dC, dC
+/// passes through. A product takes its left factor's element type: with an
+/// integer A, dB is computed as (dCᵀ·A)ᵀ so that it is a float.
+template <typename OpTy>
+LogicalResult contractionRule(
+    OpTy op, OpBuilder &b, ValueRange dres, SmallVectorImpl<Value> &d,
+    llvm::function_ref<Value(OpBuilder &, Location, Value, Value)> product,
+    llvm::function_ref<Value(OpBuilder &, Location, Value)> transpose) {
   if (op.hasUserDefinedMaps())
     return op.emitOpError("with user-defined indexing maps cannot be "
                           "differentiated yet");
   Location loc = op.getLoc();
   Value a = op.getInputs()[0], bm = op.getInputs()[1], dc = dres[0];
   if (isFloatValue(a))
-    d[0] = cotangentFor(b, loc, a,
-                        batchMatmul(b, loc, dc, transposeLast2(b, loc, bm)));
+    d[0] = cotangentFor(b, loc, a, product(b, loc, dc, transpose(b, loc, bm)));
   if (isFloatValue(bm))
     d[1] = cotangentFor(
         b, loc, bm,
         isFloatValue(a)
-            ? batchMatmul(b, loc, transposeLast2(b, loc, a), dc)
-            : transposeLast2(
-                  b, loc, batchMatmul(b, loc, transposeLast2(b, loc, dc), a)));
+            ? product(b, loc, transpose(b, loc, a), dc)
+            : transpose(b, loc, product(b, loc, transpose(b, loc, dc), a)));
   d[2] = dc;
   return success();
+}
+
+LogicalResult rule(linalg::MatmulOp op, OpBuilder &b, ReverseContext &,
+                   ValueRange dres, SmallVectorImpl<Value> &d) {
+  return contractionRule(op, b, dres, d, matmul, transpose2D);
+}
+
+LogicalResult rule(linalg::BatchMatmulOp op, OpBuilder &b, ReverseContext &,
+                   ValueRange dres, SmallVectorImpl<Value> &d) {
+  return contractionRule(op, b, dres, d, batchMatmul, transposeLast2);
 }
 
 LogicalResult rule(linalg::TransposeOp op, OpBuilder &b, ReverseContext &,
@@ -288,7 +275,7 @@ Combiner classifyReduction(Block &body, BlockArgument out, Value &term) {
 /// that recomputes the body per element, runs the reverse sweep of the
 /// scalar body (with the same rules), and accumulates into a zero tensor of
 /// input k's shape; loops missing from input k's map become reductions.
-LogicalResult rule(linalg::GenericOp op, OpBuilder &b, ReverseContext &,
+LogicalResult rule(linalg::GenericOp op, OpBuilder &b, ReverseContext &ctx,
                    ValueRange dres, SmallVectorImpl<Value> &d) {
   Location loc = op.getLoc();
   if (op.getNumDpsInits() != 1 || !op.hasPureTensorSemantics())
@@ -359,7 +346,8 @@ LogicalResult rule(linalg::GenericOp op, OpBuilder &b, ReverseContext &,
           for (Operation &inner : body.without_terminator())
             clones.push_back(nb.clone(inner, mapping));
           Value dOut = args[numInputs + 1];
-          ReverseSweep sweep;
+          std::unique_ptr<ReverseContext> nested = ctx.createNested();
+          ReverseContext &sweep = *nested;
           if (!reduces) {
             sweep.seed(nb, mapping.lookup(body.getTerminator()->getOperand(0)),
                        dOut);

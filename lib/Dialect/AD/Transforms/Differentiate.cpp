@@ -34,7 +34,7 @@ bool reachesADOps(func::FuncOp fn, SymbolTable &symbols,
     return false;
   bool found = false;
   fn.walk([&](Operation *op) {
-    if (isa<GradOp, ValueAndGradOp, VJPOp>(op)) {
+    if (isa<DerivativeOpInterface>(op)) {
       found = true;
       return WalkResult::interrupt();
     }
@@ -85,17 +85,14 @@ struct ADDifferentiatePass
     // Innermost first: an ad op is lowered once its callee reaches no other
     // ad op, so gradients of functions that take gradients work.
     while (true) {
-      SmallVector<Operation *> pending;
-      module.walk([&](Operation *op) {
-        if (isa<GradOp, ValueAndGradOp, VJPOp>(op))
-          pending.push_back(op);
-      });
+      SmallVector<DerivativeOpInterface> pending;
+      module.walk([&](DerivativeOpInterface op) { pending.push_back(op); });
       if (pending.empty())
         break;
       bool progress = false;
-      for (Operation *op : pending) {
-        auto calleeAttr = op->getAttrOfType<FlatSymbolRefAttr>("callee");
-        auto callee = symbols.lookup<func::FuncOp>(calleeAttr.getValue());
+      for (DerivativeOpInterface op : pending) {
+        auto callee =
+            symbols.lookup<func::FuncOp>(op.getCalleeAttr().getValue());
         if (!callee) {
           op->emitOpError("expects its callee to be a func.func");
           return signalPassFailure();
@@ -126,25 +123,15 @@ struct ADDifferentiatePass
     removeBarriers(module);
   }
 
-  LogicalResult lower(Operation *op, func::FuncOp callee, SymbolTable &symbols,
+  LogicalResult lower(DerivativeOpInterface op, func::FuncOp callee,
+                      SymbolTable &symbols,
                       llvm::StringMap<func::FuncOp> &cache,
                       SmallVectorImpl<func::FuncOp> &generated) {
-    DerivativeKind kind;
-    StringRef suffix;
-    SmallVector<int64_t> argnums;
-    ValueRange args;
-    if (auto grad = dyn_cast<GradOp>(op)) {
-      kind = DerivativeKind::Grad, suffix = "grad";
-      argnums = grad.getDiffArgIndices();
-      args = grad.getArgs();
-    } else if (auto vg = dyn_cast<ValueAndGradOp>(op)) {
-      kind = DerivativeKind::ValueAndGrad, suffix = "value_and_grad";
-      argnums = vg.getDiffArgIndices();
-      args = vg.getArgs();
-    } else {
-      kind = DerivativeKind::VJP, suffix = "vjp";
-      args = cast<VJPOp>(op).getOperands();
-    }
+    DerivativeKind kind = op.getDerivativeKind();
+    // "grad", "value_and_grad", "vjp".
+    StringRef suffix = op->getName().stripDialect();
+    SmallVector<int64_t> argnums = op.getDiffArgIndices();
+    ValueRange args = op.getDerivativeOperands();
 
     // One derivative function per (callee, kind, argnums).
     std::string key = (callee.getSymName() + "__" + suffix).str();

@@ -37,6 +37,15 @@ static bool isDifferentiable(Value v) {
 // ReverseSweep
 //===----------------------------------------------------------------------===//
 
+FailureOr<func::FuncOp> ReverseSweep::getOrBuildVJPFunction(func::FuncOp callee,
+                                                           StringRef name) {
+  auto module = callee->getParentOfType<ModuleOp>();
+  if (auto vjp = module.lookupSymbol<func::FuncOp>(name))
+    return vjp;
+  return buildDerivativeFunction(callee, DerivativeKind::VJP, {}, name,
+                                 /*inlineCallees=*/false);
+}
+
 void ReverseSweep::accumulate(Value value, Value cotangent) {
   if (!cotangent || !isDifferentiable(value))
     return;
@@ -144,24 +153,6 @@ FailureOr<SmallVector<Value>> ReverseSweep::recomputeAndReverse(
   for (auto [value, barrier] : capturedBarriers)
     seed(b, value, lookup(barrier));
   return llvm::map_to_vector(barriers, [&](Value v) { return lookup(v); });
-}
-
-ReverseLoop trellis::ad::buildReverseLoop(OpBuilder &b, Location loc,
-                                          int64_t count, Value lb, Value step,
-                                          ValueRange inits) {
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value last = arith::ConstantIndexOp::create(b, loc, count - 1);
-  Value total = arith::ConstantIndexOp::create(b, loc, count);
-  auto loop = scf::ForOp::create(b, loc, zero, total, one, inits);
-  Block *body = loop.getBody();
-  if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
-    body->back().erase();
-  OpBuilder nb = OpBuilder::atBlockEnd(body);
-  Value j = arith::SubIOp::create(nb, loc, last, loop.getInductionVar());
-  Value iv = arith::AddIOp::create(nb, loc, lb,
-                                   arith::MulIOp::create(nb, loc, j, step));
-  return {loop, nb, iv, j};
 }
 
 void trellis::ad::removeBarriers(Operation *root) {

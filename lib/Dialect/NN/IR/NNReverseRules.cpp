@@ -354,6 +354,39 @@ LogicalResult ReversibleHalfResidualOp::buildReverse(OpBuilder &b,
   return success();
 }
 
+// (a, b) = (second, first): the inputs are the outputs, exchanged.
+LogicalResult ReversibleSwapOp::reverseFromOutputs(
+    OpBuilder &, ReverseContext &, ValueRange outputs,
+    ValueRange outputCotangents, const IRMapping *,
+    SmallVectorImpl<Value> &inputs, SmallVectorImpl<Value> &inputCots) {
+  inputs.assign({outputs[1], outputs[0]});
+  inputCots.assign({outputCotangents[1], outputCotangents[0]});
+  return success();
+}
+
+// acc = acc' − F(ctx): r = F(ctx) is recomputed and differentiated in one go
+// (dctx += J_Fᵀ·dacc', weight cotangents flow to the captured weights).
+LogicalResult ReversibleHalfResidualOp::reverseFromOutputs(
+    OpBuilder &b, ReverseContext &ctx, ValueRange outputs,
+    ValueRange outputCotangents, const IRMapping *captures,
+    SmallVectorImpl<Value> &inputs, SmallVectorImpl<Value> &inputCots) {
+  Value accOut = outputs.front();
+  Value dAccOut = outputCotangents.front();
+  ValueRange ctxOut = outputs.drop_front();
+  ValueRange dCtxOut = outputCotangents.drop_front();
+  SmallVector<Value> residual;
+  FailureOr<SmallVector<Value>> fromBody = ctx.recomputeAndReverse(
+      b, getBody().front(), ctxOut, dAccOut, &residual, captures);
+  if (failed(fromBody))
+    return failure();
+  inputs.assign({arith::SubFOp::create(b, getLoc(), accOut, residual.front())});
+  inputs.append(ctxOut.begin(), ctxOut.end());
+  inputCots.assign({dAccOut});
+  for (auto [i, dctx] : llvm::enumerate(dCtxOut))
+    inputCots.push_back(sumOpt(b, getLoc(), dctx, (*fromBody)[i]));
+  return success();
+}
+
 // reverse_and_grad for a reversible body: walks the body's ops backwards
 // starting from its outputs, reconstructing each op's inputs from its
 // outputs instead of reading stored activations, and propagating
@@ -386,38 +419,19 @@ LogicalResult ReversibleSerialOp::reverseFromOutputs(
       cotangent[v] = cot;
   };
 
+  // Each layer reconstructs its inputs from its outputs (swap, half
+  // residual, nested serial: InvertibleOpInterface).
   for (Operation &op : llvm::reverse(body.without_terminator())) {
-    if (auto swap = dyn_cast<ReversibleSwapOp>(op)) {
-      set(swap.getA(), known.lookup(swap.getSecond()),
-          cotangent.lookup(swap.getSecond()));
-      set(swap.getB(), known.lookup(swap.getFirst()),
-          cotangent.lookup(swap.getFirst()));
-    } else if (auto half = dyn_cast<ReversibleHalfResidualOp>(op)) {
-      Value accOut = known.lookup(half.getResults()[0]);
-      Value dAccOut = cotangent.lookup(half.getResults()[0]);
-      SmallVector<Value> ctxOut = get(half.getResults().drop_front());
-      SmallVector<Value> dCtxOut = getCot(half.getResults().drop_front());
-      SmallVector<Value> residual;
-      FailureOr<SmallVector<Value>> fromBody = ctx.recomputeAndReverse(
-          b, half.getBody().front(), ctxOut, dAccOut, &residual, captures);
-      if (failed(fromBody))
-        return failure();
-      Value accIn =
-          arith::SubFOp::create(b, half.getLoc(), accOut, residual.front());
-      set(half.getAcc(), accIn, dAccOut);
-      for (auto [i, c] : llvm::enumerate(half.getCtx()))
-        set(c, ctxOut[i], sumOpt(b, half.getLoc(), dCtxOut[i], (*fromBody)[i]));
-    } else if (auto serial = dyn_cast<ReversibleSerialOp>(op)) {
-      SmallVector<Value> innerInputs, innerCots;
-      if (failed(serial.reverseFromOutputs(
-              b, ctx, get(serial.getResults()), getCot(serial.getResults()),
-              captures, innerInputs, innerCots)))
-        return failure();
-      for (auto [i, v] : llvm::enumerate(serial.getInputs()))
-        set(v, innerInputs[i], innerCots[i]);
-    } else {
+    auto layer = dyn_cast<InvertibleOpInterface>(op);
+    if (!layer)
       return op.emitOpError("cannot be reversed inside a reversible_serial");
-    }
+    SmallVector<Value> layerInputs, layerCots;
+    if (failed(layer.reverseFromOutputs(b, ctx, get(op.getResults()),
+                                        getCot(op.getResults()), captures,
+                                        layerInputs, layerCots)))
+      return failure();
+    for (auto [i, v] : llvm::enumerate(op.getOperands()))
+      set(v, layerInputs[i], layerCots[i]);
   }
   inputs = get(body.getArguments());
   inputCots = getCot(body.getArguments());

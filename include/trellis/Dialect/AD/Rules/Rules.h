@@ -12,6 +12,8 @@
 
 #include "trellis/Dialect/AD/IR/ADInterfaces.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 namespace mlir {
 class DialectRegistry;
 } // namespace mlir
@@ -41,7 +43,28 @@ struct RuleModel
   }
 };
 
+/// A loop that visits the iterations of a forward `scf.for` (constant
+/// trip count `count`, bounds `lb`/`step`) backwards, carrying `inits`.
+/// `body` builds at the end of its (terminator-less) body; `iv` is the
+/// forward induction variable of the iteration being visited and `index`
+/// its position (0 for the first forward iteration). The loop is
+/// created before its body is filled, so ops cloned into it are already
+/// attached to the module (rules of calls look up symbols).
+struct ReverseLoop {
+  mlir::scf::ForOp loop;
+  mlir::OpBuilder body;
+  mlir::Value iv;
+  mlir::Value index;
+};
+ReverseLoop buildReverseLoop(mlir::OpBuilder &builder, mlir::Location loc,
+                             int64_t count, mlir::Value lb, mlir::Value step,
+                             mlir::ValueRange inits);
+
 namespace rules {
+/// True for a float scalar or a tensor of floats (values that get
+/// cotangents).
+bool isFloatValue(mlir::Value v);
+
 mlir::Value add(mlir::OpBuilder &b, mlir::Value x, mlir::Value y);
 mlir::Value sub(mlir::OpBuilder &b, mlir::Value x, mlir::Value y);
 mlir::Value mul(mlir::OpBuilder &b, mlir::Value x, mlir::Value y);

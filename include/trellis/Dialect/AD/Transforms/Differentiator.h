@@ -10,6 +10,7 @@
 #define TRELLIS_DIALECT_AD_TRANSFORMS_DIFFERENTIATOR_H
 
 #include "trellis/Dialect/AD/IR/ADInterfaces.h"
+#include "trellis/Dialect/AD/Rules/Rules.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -17,19 +18,15 @@
 
 namespace trellis::ad {
 
-/// What a generated derivative function returns.
-enum class DerivativeKind {
-  /// (grads..., aux...) of the first result, a scalar loss.
-  Grad,
-  /// (loss, aux..., grads...).
-  ValueAndGrad,
-  /// Takes (primals..., cotangents...), returns (results..., cotangents...).
-  VJP,
-};
-
 /// Cotangent bookkeeping and the reverse sweep over a sequence of ops.
 class ReverseSweep : public ReverseContext {
 public:
+  std::unique_ptr<ReverseContext> createNested() override {
+    return std::make_unique<ReverseSweep>();
+  }
+  llvm::FailureOr<mlir::func::FuncOp>
+  getOrBuildVJPFunction(mlir::func::FuncOp callee,
+                        llvm::StringRef name) override;
   void accumulate(mlir::Value value, mlir::Value cotangent) override;
   llvm::FailureOr<llvm::SmallVector<mlir::Value>>
   recomputeAndReverse(mlir::OpBuilder &builder, mlir::Block &body,
@@ -37,40 +34,18 @@ public:
                       llvm::SmallVectorImpl<mlir::Value> *yielded = nullptr,
                       const mlir::IRMapping *captures = nullptr) override;
 
-  /// The accumulated cotangent of `value`, or null if it has none.
-  mlir::Value lookup(mlir::Value value) const {
+  mlir::Value lookup(mlir::Value value) const override {
     return cotangents.lookup(value);
   }
-
-  /// Adds `cotangent` to `value`'s, emitting any sum with `builder`.
-  void seed(mlir::OpBuilder &builder, mlir::Value value, mlir::Value cotangent);
-
-  /// Emits, at the builder's insertion point, the reverse sweep of `ops`
-  /// (which must be in program order).
+  void seed(mlir::OpBuilder &builder, mlir::Value value,
+            mlir::Value cotangent) override;
   llvm::LogicalResult reverse(mlir::OpBuilder &builder,
-                              llvm::ArrayRef<mlir::Operation *> ops);
+                              llvm::ArrayRef<mlir::Operation *> ops) override;
 
 private:
   llvm::DenseMap<mlir::Value, mlir::Value> cotangents;
   mlir::OpBuilder *builder = nullptr;
 };
-
-/// A loop that visits the iterations of a forward `scf.for` (constant
-/// trip count `count`, bounds `lb`/`step`) backwards, carrying `inits`.
-/// `body` builds at the end of its (terminator-less) body; `iv` is the
-/// forward induction variable of the iteration being visited and `index`
-/// its position (0 for the first forward iteration). The loop is
-/// created before its body is filled, so ops cloned into it are already
-/// attached to the module (rules of calls look up symbols).
-struct ReverseLoop {
-  mlir::scf::ForOp loop;
-  mlir::OpBuilder body;
-  mlir::Value iv;
-  mlir::Value index;
-};
-ReverseLoop buildReverseLoop(mlir::OpBuilder &builder, mlir::Location loc,
-                             int64_t count, mlir::Value lb, mlir::Value step,
-                             mlir::ValueRange inits);
 
 /// Replaces every ad.barrier under `root` by its operand, once the passes
 /// that must not merge recomputations with forward code have run.
