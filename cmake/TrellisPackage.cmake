@@ -24,7 +24,7 @@ set_target_properties(trellis-aot PROPERTIES
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/trellis
                   ${PROJECT_SOURCE_DIR}/include/trellis-c
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-  FILES_MATCHING PATTERN "*.h")
+  FILES_MATCHING PATTERN "*.h" PATTERN "*.def")
 install(DIRECTORY ${PROJECT_BINARY_DIR}/include/trellis
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
   FILES_MATCHING PATTERN "*.inc"

@@ -20,6 +20,7 @@
 #include "trellis/ExecutionEngine/CollectivesRuntime.h"
 #include "trellis/InitAll.h"
 #include "trellis/Runtime/Jit.h"
+#include "trellis/Runtime/RuntimeConfig.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -46,14 +47,15 @@ static double maxOverRanks(double seconds) {
   return max;
 }
 
-static std::unique_ptr<JitModule> compile(mlir::MLIRContext &ctx,
-                                          const std::string &text) {
+static std::unique_ptr<JitModule>
+compile(mlir::MLIRContext &ctx, const std::string &text,
+        const trellis::CompileOptions &options) {
   auto module = mlir::parseSourceString<mlir::ModuleOp>(text, &ctx);
   if (!module) {
     std::fprintf(stderr, "coll-bench: cannot parse the module\n");
     std::exit(1);
   }
-  auto jit = JitModule::compile(*module, "main");
+  auto jit = JitModule::compile(*module, "main", options);
   if (!jit) {
     std::fprintf(stderr, "coll-bench: %s\n",
                  llvm::toString(jit.takeError()).c_str());
@@ -65,6 +67,15 @@ static std::unique_ptr<JitModule> compile(mlir::MLIRContext &ctx,
 int main(int argc, char **argv) {
   long mib = argc > 1 ? std::atol(argv[1]) : 16;
   long n = mib * (1L << 20) / 4;
+  llvm::Expected<RuntimeConfig> config = RuntimeConfig::fromEnvironment();
+  if (!config) {
+    std::fprintf(stderr, "coll-bench: %s\n",
+                 llvm::toString(config.takeError()).c_str());
+    return 1;
+  }
+  configureProcess(*config);
+  trellis::CompileOptions options;
+  config->applyTo(options);
   trellis_coll_init();
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -79,8 +90,9 @@ int main(int argc, char **argv) {
            op + " %x {axis = \"batch\"} : " + type + "\n  return %y : " +
            type + "\n}\n";
   };
-  std::unique_ptr<JitModule> psum = compile(ctx, module("coll.psum"));
-  std::unique_ptr<JitModule> adasum = compile(ctx, module("coll.adasum"));
+  std::unique_ptr<JitModule> psum = compile(ctx, module("coll.psum"), options);
+  std::unique_ptr<JitModule> adasum =
+      compile(ctx, module("coll.adasum"), options);
 
   llvm::Expected<HostArray> input = HostArray::create(DType::F32, {n});
   if (!input) {

@@ -72,8 +72,16 @@ def ADRemat : Pass<"ad-remat", "::mlir::ModuleOp"> {
       assumptions and complexity: docs/reversible.md.
   }];
   let options = [
-    Option<"policy", "policy", "std::string", /*default=*/"\"store\"",
-           "store | every | budget">,
+    Option<"policy", "policy", "::trellis::ad::RematPolicy",
+           /*default=*/"::trellis::ad::RematPolicy::Store",
+           "Which activations the backward pass stores",
+           [{::llvm::cl::values(
+             clEnumValN(::trellis::ad::RematPolicy::Store, "store",
+                        "Store every activation (nothing changes)"),
+             clEnumValN(::trellis::ad::RematPolicy::Every, "every",
+                        "Checkpoint every `every` layers"),
+             clEnumValN(::trellis::ad::RematPolicy::Budget, "budget",
+                        "Least recomputation within `budget` bytes"))}]>,
     Option<"every", "every", "int64_t", /*default=*/"2",
            "Layers per checkpointed segment (policy=every)">,
     Option<"budget", "budget", "int64_t", /*default=*/"0",

@@ -29,8 +29,17 @@ def CollAverageGradients
     gradient results, not the derivative code.
   }];
   let options = [
-    Option<"reduce", "reduce", "std::string", /*default=*/"\"mean\"",
-           "How gradients are combined: mean, adasum or adasum-approx">,
+    Option<"reduce", "reduce", "::trellis::coll::GradientReduction",
+           /*default=*/"::trellis::coll::GradientReduction::Mean",
+           "How gradients are combined",
+           [{::llvm::cl::values(
+             clEnumValN(::trellis::coll::GradientReduction::Mean, "mean",
+                        "coll.pmean: the average of the ranks' gradients"),
+             clEnumValN(::trellis::coll::GradientReduction::Adasum, "adasum",
+                        "coll.adasum: the exact Adasum butterfly"),
+             clEnumValN(::trellis::coll::GradientReduction::AdasumApprox,
+                        "adasum-approx",
+                        "The psum-based Adasum approximation"))}]>,
     Option<"axis", "axis", "std::string", /*default=*/"\"batch\"",
            "The mesh axis the batch is split over">,
     Option<"weightShards", "weight-shards", "int64_t", /*default=*/"1",

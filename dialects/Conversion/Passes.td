@@ -220,9 +220,14 @@ def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "mlir::ModuleOp"> {
     ```
   }];
   let options = [
-    Option<"sgemm", "sgemm", "std::string", /*default=*/"\"cblas\"",
-           "Library of the f32 GEMMs: `cblas` (cblas_sgemm) or `dnnl` "
-           "(oneDNN's row-major dnnl_sgemm; f64 always uses cblas_dgemm)">
+    Option<"sgemm", "sgemm", "::trellis::GemmLibrary",
+           /*default=*/"::trellis::GemmLibrary::Cblas",
+           "Library of the f32 GEMMs (f64 always uses cblas_dgemm)",
+           [{::llvm::cl::values(
+             clEnumValN(::trellis::GemmLibrary::Cblas, "cblas",
+                        "cblas_sgemm (OpenBLAS)"),
+             clEnumValN(::trellis::GemmLibrary::Dnnl, "dnnl",
+                        "oneDNN's row-major dnnl_sgemm"))}]>
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect",

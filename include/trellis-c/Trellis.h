@@ -65,6 +65,36 @@ const char *trellisGetLastError(void);
  * lowering; `optLevel` is 0 to 3. */
 TrellisStatus trellisCompilerCreate(const char *pipeline, unsigned optLevel,
                                     TrellisCompiler *compiler);
+
+/* How activations are stored for the backward pass (ad-remat's policy). */
+typedef enum TrellisRematPolicy {
+  TRELLIS_REMAT_STORE = 0,  /* every activation */
+  TRELLIS_REMAT_EVERY = 1,  /* checkpoint segments of `rematEvery` layers */
+  TRELLIS_REMAT_BUDGET = 2  /* least recomputation within `rematBudget` bytes */
+} TrellisRematPolicy;
+
+/* The options of a compiler: the fields of trellis::CompileOptions
+ * (trellis/Pipelines/CompileOptions.h), which trellis-run and trellis-train
+ * set from their flags of the same names. Fill one with
+ * trellisCompileOptionsInit (the tools' defaults), then change fields. */
+typedef struct TrellisCompileOptions {
+  const char *pipeline;       /* NULL or "": the Trellis lowering */
+  unsigned optLevel;          /* 0 to 3 */
+  int64_t attentionChunk;     /* rows per attention chunk; 0: never chunk */
+  int checkCollectives;       /* nonzero: check that ranks agree */
+  TrellisRematPolicy remat;
+  int64_t rematEvery;         /* TRELLIS_REMAT_EVERY */
+  int64_t rematBudget;        /* TRELLIS_REMAT_BUDGET, bytes */
+  int vectorMath;             /* nonzero: libmvec in vectorized loops */
+  int outlineLoops;           /* nonzero: outline loops of huge functions */
+} TrellisCompileOptions;
+
+void trellisCompileOptionsInit(TrellisCompileOptions *options);
+
+/* A compiler with `options` (copied; `pipeline` too). */
+TrellisStatus
+trellisCompilerCreateWithOptions(const TrellisCompileOptions *options,
+                                 TrellisCompiler *compiler);
 void trellisCompilerDestroy(TrellisCompiler compiler);
 
 /* Modules: parsed from text (`length` bytes) or a .mlir file. */

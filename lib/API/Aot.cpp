@@ -132,7 +132,7 @@ llvm::Error trellis::api::emitObjectAndHeader(mlir::ModuleOp module,
                      mlir::UnitAttr::get(module.getContext()));
   }
 
-  if (llvm::Error err = runtime::lowerToLLVMDialect(module, options.pipeline))
+  if (llvm::Error err = runtime::lowerToLLVMDialect(module, options))
     return err;
   for (const runtime::EntrySignature &signature : signatures) {
     std::string wrapper = "_mlir_ciface_" + signature.name;
@@ -143,7 +143,8 @@ llvm::Error trellis::api::emitObjectAndHeader(mlir::ModuleOp module,
   }
   std::vector<std::string> externals = getExternalCallees(module);
   llvm::SmallVector<std::string> libraries;
-  if (llvm::Error err = runtime::appendRuntimeLibraries(module, libraries))
+  if (llvm::Error err = runtime::appendRuntimeLibraries(module, options,
+                                                        libraries))
     return err;
 
   llvm::LLVMContext llvmContext;

@@ -89,7 +89,15 @@ std::vector<std::string> CompiledModule::getFunctionNames() const {
 // Compiler
 //===----------------------------------------------------------------------===//
 
-Compiler::Compiler(CompileOptions options) : options(std::move(options)) {
+Compiler::Compiler(CompileOptions options)
+    : Compiler(std::move(options),
+               runtime::RuntimeConfig::fromEnvironmentOrWarn()) {
+  runtime::configureProcess(runtimeConfig);
+}
+
+Compiler::Compiler(CompileOptions options,
+                   runtime::RuntimeConfig runtimeConfig)
+    : options(std::move(options)), runtimeConfig(std::move(runtimeConfig)) {
   mlir::DialectRegistry registry;
   registerAllDialects(registry);
   context = std::make_unique<mlir::MLIRContext>(registry);
@@ -139,11 +147,8 @@ llvm::Expected<CompiledModule> Compiler::compile(const Module &module) {
   api::DiagnosticCollector diagnostics(*context);
   // Lowering works in place; the host keeps its module.
   mlir::OwningOpRef<mlir::ModuleOp> copy = module.get().clone();
-  runtime::JitOptions jitOptions;
-  jitOptions.optLevel = options.optLevel;
-  jitOptions.pipeline = options.pipeline;
-  jitOptions.sharedLibPaths.assign(options.sharedLibPaths.begin(),
-                                   options.sharedLibPaths.end());
+  CompileOptions jitOptions = options;
+  runtimeConfig.applyTo(jitOptions);
   llvm::Expected<std::unique_ptr<runtime::JitModule>> jit =
       runtime::JitModule::compileModule(*copy, jitOptions);
   if (!jit)
@@ -155,6 +160,8 @@ llvm::Error Compiler::compileToObject(const Module &module,
                                       const AotOptions &aotOptions) {
   api::DiagnosticCollector diagnostics(*context);
   mlir::OwningOpRef<mlir::ModuleOp> copy = module.get().clone();
+  CompileOptions objectOptions = options;
+  runtimeConfig.applyLibraryPaths(objectOptions);
   return diagnostics.addTo(
-      api::emitObjectAndHeader(*copy, options, aotOptions));
+      api::emitObjectAndHeader(*copy, objectOptions, aotOptions));
 }

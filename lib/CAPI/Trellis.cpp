@@ -72,18 +72,70 @@ static TrellisDType fromDType(DType dtype) {
 
 const char *trellisGetLastError(void) { return lastError.c_str(); }
 
-TrellisStatus trellisCompilerCreate(const char *pipeline, unsigned optLevel,
-                                    TrellisCompiler *compiler) {
-  if (!compiler)
-    return fail("trellisCompilerCreate: null output handle");
-  if (optLevel > 3)
+void trellisCompileOptionsInit(TrellisCompileOptions *options) {
+  if (!options)
+    return;
+  CompileOptions defaults;
+  *options = TrellisCompileOptions{};
+  options->pipeline = nullptr;
+  options->optLevel = defaults.optLevel;
+  options->attentionChunk = defaults.attentionChunk;
+  options->checkCollectives = defaults.checkCollectives;
+  options->remat = static_cast<TrellisRematPolicy>(defaults.remat.policy);
+  options->rematEvery = defaults.remat.every;
+  options->rematBudget = defaults.remat.budget;
+  options->vectorMath = defaults.vectorMath;
+  options->outlineLoops = defaults.outlineLoops;
+}
+
+TrellisStatus
+trellisCompilerCreateWithOptions(const TrellisCompileOptions *given,
+                                 TrellisCompiler *compiler) {
+  if (!compiler || !given)
+    return fail("trellisCompilerCreateWithOptions: null argument");
+  if (given->optLevel > 3)
     return fail("the optimization level must be 0, 1, 2 or 3");
+  if (given->attentionChunk < 0)
+    return fail("the attention chunk must not be negative");
   CompileOptions options;
-  if (pipeline)
-    options.pipeline = pipeline;
-  options.optLevel = optLevel;
+  switch (given->remat) {
+  case TRELLIS_REMAT_STORE:
+    options.remat.policy = ad::RematPolicy::Store;
+    break;
+  case TRELLIS_REMAT_EVERY:
+    options.remat.policy = ad::RematPolicy::Every;
+    break;
+  case TRELLIS_REMAT_BUDGET:
+    options.remat.policy = ad::RematPolicy::Budget;
+    break;
+  default:
+    return fail(("unknown rematerialisation policy " +
+                 llvm::Twine(static_cast<int>(given->remat)))
+                    .str()
+                    .c_str());
+  }
+  if (given->pipeline)
+    options.pipeline = given->pipeline;
+  options.optLevel = given->optLevel;
+  options.attentionChunk = given->attentionChunk;
+  options.checkCollectives = given->checkCollectives != 0;
+  options.remat.every = given->rematEvery;
+  options.remat.budget = given->rematBudget;
+  options.vectorMath = given->vectorMath != 0;
+  options.outlineLoops = given->outlineLoops != 0;
   *compiler = new TrellisCompilerImpl{Compiler(std::move(options))};
   return TRELLIS_SUCCESS;
+}
+
+TrellisStatus trellisCompilerCreate(const char *pipeline, unsigned optLevel,
+                                    TrellisCompiler *compiler) {
+  TrellisCompileOptions options;
+  trellisCompileOptionsInit(&options);
+  options.pipeline = pipeline;
+  options.optLevel = optLevel;
+  if (!compiler)
+    return fail("trellisCompilerCreate: null output handle");
+  return trellisCompilerCreateWithOptions(&options, compiler);
 }
 
 void trellisCompilerDestroy(TrellisCompiler compiler) { delete compiler; }

@@ -1,106 +1,146 @@
 //===- Pipelines.cpp - Trellis pass pipelines -----------------------------===//
+//
+// The lowering is built pass by pass from typed options (as upstream's
+// SparseTensorPipelines.cpp does), so that every option reaches its pass as
+// a field of that pass's options struct, and a pass the pipeline needs is
+// linked, not looked up by name. docs/architecture.md walks through it.
+//
+//===----------------------------------------------------------------------===//
 
 #include "trellis/Pipelines/Pipelines.h"
 
+#include "trellis/Conversion/Passes.h"
+#include "trellis/Dialect/AD/Transforms/Passes.h"
+#include "trellis/Dialect/Coll/Transforms/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
+#include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/raw_ostream.h"
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 
-/// The lowering, written as pass-pipeline text so that it reads like the
-/// documentation (docs/architecture.md) and each step can be replayed in
-/// trellis-opt. Anchored on builtin.module.
-static constexpr const char *kLowerToLLVM =
-    // Derivatives first (they are built from nn and tensor-level ops); the
-    // generated derivative functions are then inlined into their callers so
-    // buffers are not copied across calls. Then layers to destination-style
-    // tensor code, arith on tensors to linalg.
-    "ad-differentiate,"
-    "inline,"
-    "convert-nn-to-linalg,"
-    "canonicalize,"
-    // Collectives to mpi ops and runtime calls on buffers of the tensors.
-    "convert-coll-to-mpi,"
-    "func.func(convert-elementwise-to-linalg),"
-    "func.func(trellis-fuse-elementwise),"
-    // GEMM-shaped contractions: transposes folded into their indexing maps,
-    // a zero fill of their own (docs/performance.md).
-    "func.func(trellis-prepare-contractions),"
-    // Tensors to buffers. Identity layouts at function boundaries give the
-    // host plain dense descriptors. (Not eliminate-empty-tensors: with
-    // one-shot-bufferize it miscompiled a slice inserted into a zero tensor
-    // defined outside a loop — later iterations saw earlier rows.)
-    "one-shot-bufferize{bufferize-function-boundaries "
-    "function-boundary-type-conversion=identity-layout-map "
-    "allow-return-allocs-from-loops},"
-    "buffer-deallocation-pipeline,"
-    "func.func(optimize-allocation-liveness),"
-    "convert-bufferization-to-memref,"
-    // Buffers to loops to LLVM. Allocation goes through the generic hooks so
-    // the runtime can count live tensor bytes.
-    // GEMMs to library calls first (f32: oneDNN, f64: OpenBLAS); the loops
-    // take everything else.
-    "convert-linalg-to-blas{sgemm=dnnl},"
-    "func.func(convert-linalg-to-loops),"
-    "convert-scf-to-cf,"
-    "expand-strided-metadata,"
-    "lower-affine,"
-    // Math to LLVM intrinsics where LLVM has one, libm calls for the rest
-    // (erf, erfc).
-    "func.func(convert-math-to-llvm),"
-    "convert-math-to-libm,"
-    "finalize-memref-to-llvm{use-generic-functions=true},"
-    "convert-to-llvm,"
-    // The upstream MPI lowering misnames OpenMPI's reduction ops.
-    "fix-openmpi-symbols,"
-    "reconcile-unrealized-casts";
-
-/// Gives pass `name` of `pipeline` the options `options` (pass-pipeline
-/// syntax, without braces).
-static LogicalResult setPassOptions(std::string &pipeline, StringRef name,
-                                    StringRef options) {
-  std::string entry = (name + ",").str();
-  size_t at = pipeline.find(entry);
-  if (at == std::string::npos) {
-    llvm::errs() << "trellis-lower-to-llvm: the pipeline lost " << name
-                 << "\n";
-    return failure();
+void trellis::buildLowerToLLVMPipeline(OpPassManager &pm,
+                                       const CompileOptions &options) {
+  // Training-step transformations of the ad ops, before they are
+  // differentiated: data-parallel gradient reduction rewrites uses of the
+  // gradients; rematerialisation wraps layer segments in ad.checkpoint.
+  if (options.gradientReduction) {
+    coll::CollAverageGradientsOptions reduce;
+    reduce.reduce = options.gradientReduction->reduce;
+    reduce.weightShards = options.gradientReduction->weightShards;
+    reduce.ranks = options.gradientReduction->ranks;
+    pm.addPass(coll::createCollAverageGradients(reduce));
   }
-  pipeline.replace(at, entry.size(), (name + "{" + options + "},").str());
-  return success();
-}
+  if (options.remat.policy != ad::RematPolicy::Store) {
+    ad::ADRematOptions remat;
+    remat.policy = options.remat.policy;
+    remat.every = options.remat.every;
+    remat.budget = options.remat.budget;
+    pm.addPass(ad::createADRemat(remat));
+  }
 
-LogicalResult
-trellis::buildLowerToLLVMPipeline(OpPassManager &pm,
-                                  const LowerToLLVMOptions &options) {
-  std::string pipeline = kLowerToLLVM;
-  if (failed(setPassOptions(
-          pipeline, "convert-nn-to-linalg",
-          llvm::formatv("attention-chunk={0}", options.attentionChunk).str())))
-    return failure();
-  if (options.checkCollectives &&
-      failed(setPassOptions(pipeline, "convert-coll-to-mpi",
-                            "check-agreement=true")))
-    return failure();
-  return parsePassPipeline(pipeline, pm, llvm::errs());
+  // Derivatives first (they are built from nn and tensor-level ops); the
+  // generated derivative functions are then inlined into their callers so
+  // buffers are not copied across calls. Then layers to destination-style
+  // tensor code, arith on tensors to linalg.
+  pm.addPass(ad::createADDifferentiate());
+  pm.addPass(createInlinerPass());
+  ConvertNNToLinalgOptions nnToLinalg;
+  nnToLinalg.attentionChunk = options.attentionChunk;
+  pm.addPass(createConvertNNToLinalg(nnToLinalg));
+  pm.addPass(createCanonicalizerPass());
+
+  // Collectives to mpi ops and runtime calls on buffers of the tensors.
+  ConvertCollToMPIOptions collToMPI;
+  collToMPI.checkAgreement = options.checkCollectives;
+  pm.addPass(createConvertCollToMPI(collToMPI));
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  pm.addNestedPass<func::FuncOp>(createTrellisFuseElementwise());
+  // GEMM-shaped contractions: transposes folded into their indexing maps,
+  // a zero fill of their own (docs/performance.md).
+  pm.addNestedPass<func::FuncOp>(createTrellisPrepareContractions());
+
+  // Tensors to buffers. Identity layouts at function boundaries give the
+  // host plain dense descriptors. (Not eliminate-empty-tensors: with
+  // one-shot-bufferize it miscompiled a slice inserted into a zero tensor
+  // defined outside a loop — later iterations saw earlier rows.)
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  bufferize.allowReturnAllocsFromLoops = true;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addNestedPass<func::FuncOp>(
+      bufferization::createOptimizeAllocationLivenessPass());
+  pm.addPass(createConvertBufferizationToMemRefPass());
+
+  // Buffers to loops to LLVM. Allocation goes through the generic hooks so
+  // the runtime can count live tensor bytes. GEMMs to library calls first;
+  // the loops take everything else.
+  ConvertLinalgToBlasOptions linalgToBlas;
+  linalgToBlas.sgemm = options.sgemm;
+  pm.addPass(createConvertLinalgToBlas(linalgToBlas));
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  // Math to LLVM intrinsics where LLVM has one, libm calls for the rest
+  // (erf, erfc).
+  pm.addNestedPass<func::FuncOp>(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
+  pm.addPass(createConvertToLLVMPass());
+  // The upstream MPI lowering misnames OpenMPI's reduction ops.
+  pm.addPass(createFixOpenMPISymbols());
+  pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
 namespace {
-/// trellis-lower-to-llvm{...}: LowerToLLVMOptions as pipeline options.
+/// trellis-lower-to-llvm{...}: the MLIR-lowering part of CompileOptions as
+/// pipeline options, with the same defaults.
 struct LowerToLLVMPipelineOptions
     : PassPipelineOptions<LowerToLLVMPipelineOptions> {
   Option<int64_t> attentionChunk{
       *this, "attention-chunk",
       llvm::cl::desc("Rows per chunk of attention over longer sequences "
                      "(0: never chunk)"),
-      llvm::cl::init(trellis::LowerToLLVMOptions().attentionChunk)};
+      llvm::cl::init(trellis::CompileOptions().attentionChunk)};
   Option<bool> checkCollectives{
       *this, "check-collectives",
       llvm::cl::desc("Check before every collective that all ranks agree "
                      "on it"),
-      llvm::cl::init(false)};
+      llvm::cl::init(trellis::CompileOptions().checkCollectives)};
+  Option<trellis::GemmLibrary> sgemm{
+      *this, "sgemm", llvm::cl::desc("Library of the f32 GEMMs"),
+      llvm::cl::init(trellis::CompileOptions().sgemm),
+      llvm::cl::values(
+          clEnumValN(trellis::GemmLibrary::Cblas, "cblas", "cblas_sgemm"),
+          clEnumValN(trellis::GemmLibrary::Dnnl, "dnnl", "dnnl_sgemm"))};
+
+  trellis::CompileOptions toCompileOptions() const {
+    trellis::CompileOptions options;
+    options.attentionChunk = attentionChunk;
+    options.checkCollectives = checkCollectives;
+    options.sgemm = sgemm;
+    return options;
+  }
 };
 } // namespace
 
@@ -109,12 +149,7 @@ void trellis::registerPipelines() {
       "trellis-lower-to-llvm",
       "Lower Trellis and upstream tensor IR to the LLVM dialect "
       "(nn → linalg, bufferize, deallocate, loops, LLVM)",
-      [](OpPassManager &pm, const LowerToLLVMPipelineOptions &pipelineOptions) {
-        trellis::LowerToLLVMOptions options;
-        options.attentionChunk = pipelineOptions.attentionChunk;
-        options.checkCollectives = pipelineOptions.checkCollectives;
-        if (failed(buildLowerToLLVMPipeline(pm, options)))
-          llvm::errs() << "trellis-lower-to-llvm: a pass of the pipeline is "
-                          "not registered\n";
+      [](OpPassManager &pm, const LowerToLLVMPipelineOptions &options) {
+        buildLowerToLLVMPipeline(pm, options.toCompileOptions());
       });
 }

@@ -2,10 +2,11 @@
 
 #include "trellis/Runtime/Jit.h"
 
-#include "BlasLibrary.h"
 #include "Optimizer.h"
 #include "PackedCall.h"
 #include "RuntimeError.h"
+#include "RuntimeLibraries.h"
+#include "trellis/Dialect/Coll/IR/Coll.h"
 #include "trellis/ExecutionEngine/CollectivesRuntime.h"
 #include "trellis/InitAll.h"
 #include "trellis/Pipelines/Pipelines.h"
@@ -45,16 +46,11 @@ static mlir::Operation *findUnconvertedOp(mlir::ModuleOp module) {
   return found;
 }
 
-/// Returns true if the lowered module calls into MPI.
+/// Returns true if the lowered module calls into MPI, itself or through the
+/// collectives runtime (RuntimeSymbols.def).
 static bool callsMpi(mlir::ModuleOp module) {
-  for (auto func : module.getOps<mlir::LLVM::LLVMFuncOp>())
-    if (func.isExternal() && (func.getSymName().starts_with("MPI_") ||
-                              func.getSymName().contains("trellis_coll_")))
-      return true;
-  for (auto global : module.getOps<mlir::LLVM::GlobalOp>())
-    if (global.getSymName().starts_with("ompi_"))
-      return true;
-  return false;
+  return usesRuntimeLibrary(module, trellis::RuntimeLibrary::Mpi) ||
+         usesRuntimeLibrary(module, trellis::RuntimeLibrary::Collectives);
 }
 
 /// Returns the name of a function the lowered module calls (or takes the
@@ -86,39 +82,35 @@ static void initializeOnce() {
   (void)initialized;
 }
 
-bool trellis::runtime::checkCollectivesFromEnvironment() {
-  const char *value = std::getenv("TRELLIS_CHECK_COLLECTIVES");
-  return value && *value && llvm::StringRef(value) != "0";
-}
-
+/// Returns true if `module` has an op of the coll dialect.
 static bool hasCollectives(mlir::ModuleOp module) {
-  bool found = false;
-  module.walk([&](mlir::Operation *op) {
-    found |= op->getName().getDialectNamespace() == "coll";
-  });
-  return found;
+  return module
+      .walk([](mlir::Operation *op) {
+        return llvm::isa_and_present<trellis::coll::CollDialect>(
+                   op->getDialect())
+                   ? mlir::WalkResult::interrupt()
+                   : mlir::WalkResult::advance();
+      })
+      .wasInterrupted();
 }
 
-llvm::Error
-trellis::runtime::lowerToLLVMDialect(mlir::ModuleOp module,
-                                     llvm::StringRef pipeline,
-                                     const LowerToLLVMOptions &lowering) {
+llvm::Error trellis::runtime::lowerToLLVMDialect(mlir::ModuleOp module,
+                                                const CompileOptions &options) {
   initializeOnce();
   mlir::PassManager pm(module.getContext(), mlir::ModuleOp::getOperationName());
   // The default, stated: every pass's output must verify, so that a pass
   // producing invalid IR is reported at that pass, not as a crash later.
   pm.enableVerifier(true);
-  if (!pipeline.empty() && lowering.checkCollectives && hasCollectives(module))
-    return makeError("collective checks need the Trellis lowering pipeline, "
-                     "not a custom one");
-  if (pipeline.empty()) {
-    if (mlir::failed(trellis::buildLowerToLLVMPipeline(pm, lowering)))
-      return makeError("the lowering pipeline names an unregistered pass");
+  if (options.pipeline.empty()) {
+    trellis::buildLowerToLLVMPipeline(pm, options);
   } else {
+    if (options.checkCollectives && hasCollectives(module))
+      return makeError("collective checks need the Trellis lowering "
+                       "pipeline, not a custom one");
     std::string message;
     llvm::raw_string_ostream os(message);
-    if (mlir::failed(mlir::parsePassPipeline(pipeline, pm, os)))
-      return makeError("invalid pass pipeline '" + pipeline +
+    if (mlir::failed(mlir::parsePassPipeline(options.pipeline, pm, os)))
+      return makeError("invalid pass pipeline '" + options.pipeline +
                        "': " + llvm::StringRef(message).trim());
   }
   if (mlir::failed(pm.run(module)))
@@ -134,18 +126,13 @@ trellis::runtime::lowerToLLVMDialect(mlir::ModuleOp module,
 }
 
 llvm::Error trellis::runtime::appendRuntimeLibraries(
-    mlir::ModuleOp module, llvm::SmallVectorImpl<std::string> &libraries) {
-  // Shared libraries the lowered code may call: memrefCopy & co, MPI.
+    mlir::ModuleOp module, const CompileOptions &options,
+    llvm::SmallVectorImpl<std::string> &libraries) {
+  // Shared libraries the lowered code may call: memrefCopy & co, then those
+  // of the runtime symbols it uses (MPI, the GEMM libraries).
   if (llvm::sys::fs::exists(TRELLIS_C_RUNNER_UTILS_PATH))
     libraries.push_back(TRELLIS_C_RUNNER_UTILS_PATH);
-  if (callsMpi(module)) {
-    llvm::StringRef mpi = TRELLIS_MPI_LIBRARY_PATH;
-    if (mpi.empty() || !llvm::sys::fs::exists(mpi))
-      return makeError("the program calls MPI but no MPI library was found "
-                       "when Trellis was built");
-    libraries.push_back(mpi.str());
-  }
-  return appendGemmLibraries(module, libraries);
+  return appendRuntimeSymbolLibraries(module, options, libraries);
 }
 
 JitModule::JitModule(llvm::SmallVector<Entry> entries,
@@ -156,7 +143,7 @@ JitModule::~JitModule() = default;
 
 llvm::Expected<std::unique_ptr<JitModule>>
 JitModule::compile(mlir::ModuleOp module, llvm::StringRef entry,
-                   const JitOptions &options) {
+                   const CompileOptions &options) {
   llvm::Expected<mlir::func::FuncOp> func = lookupEntryFunction(module, entry);
   if (!func)
     return func.takeError();
@@ -177,7 +164,7 @@ JitModule::compile(mlir::ModuleOp module, llvm::StringRef entry,
 }
 
 llvm::Expected<std::unique_ptr<JitModule>>
-JitModule::compileModule(mlir::ModuleOp module, const JitOptions &options) {
+JitModule::compileModule(mlir::ModuleOp module, const CompileOptions &options) {
   llvm::SmallVector<Entry> entries;
   llvm::SmallVector<std::pair<std::string, std::string>> skipped;
   for (auto func : module.getOps<mlir::func::FuncOp>()) {
@@ -202,28 +189,62 @@ JitModule::compileModule(mlir::ModuleOp module, const JitOptions &options) {
   return jit;
 }
 
-llvm::Expected<std::unique_ptr<JitModule>>
-JitModule::compileEntries(mlir::ModuleOp module,
-                          llvm::SmallVector<Entry> entries,
-                          const JitOptions &options) {
-  if (options.optLevel > 3)
-    return makeError("the optimization level must be 0, 1, 2 or 3");
+/// Maps `libraries` into the process until it ends (RTLD_NODELETE: no
+/// dlclose unloads them). The engine dlcloses what it loaded when it is
+/// destroyed, and LLVM closes its permanent libraries in a static
+/// destructor, but oneDNN's OpenMP worker threads (libgomp) outlive both and
+/// would resume in unmapped code, and what a library keeps in its globals
+/// would be lost (LeakSanitizer reports).
+static llvm::Error loadForever(llvm::ArrayRef<std::string> libraries) {
+  for (const std::string &library : libraries)
+    if (!::dlopen(library.c_str(), RTLD_LAZY | RTLD_NODELETE))
+      return makeError("cannot load '" + library + "': " + ::dlerror());
+  return llvm::Error::success();
+}
 
-  LowerToLLVMOptions lowering = options.lowering;
-  lowering.checkCollectives |= checkCollectivesFromEnvironment();
-  if (llvm::Error err = lowerToLLVMDialect(module, options.pipeline, lowering))
-    return std::move(err);
+/// The LLVM-IR stage of the JIT: the optimizer (with vector math if
+/// `vectorMath`; `machine` must outlive it), then the optional dump of what
+/// code generation gets.
+static std::function<llvm::Error(llvm::Module *)>
+makeTransformer(const trellis::CompileOptions &options,
+                llvm::TargetMachine *machine, bool vectorMath) {
+  std::function<llvm::Error(llvm::Module *)> optimize = makeJitOptimizer(
+      options.optLevel, machine, vectorMath, options.outlineLoops);
+  if (options.dumpLLVMIR.empty())
+    return optimize;
+  return [optimize = std::move(optimize),
+          path = options.dumpLLVMIR](llvm::Module *m) -> llvm::Error {
+    if (llvm::Error err = optimize(m))
+      return err;
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    if (ec)
+      return makeError("cannot write '" + path + "': " + ec.message());
+    m->print(os, nullptr);
+    return llvm::Error::success();
+  };
+}
+
+llvm::Error JitModule::lowerEntries(mlir::ModuleOp module,
+                                    llvm::ArrayRef<Entry> entries,
+                                    const CompileOptions &options) {
+  if (llvm::Error err = lowerToLLVMDialect(module, options))
+    return err;
   for (const Entry &entry : entries) {
     const std::string &name = entry.signature.name;
     auto llvmFunc = module.lookupSymbol<mlir::LLVM::LLVMFuncOp>(name);
     if (!llvmFunc)
       return makeError("lowering removed the entry @" + name);
     if (llvm::Error err = verifyLoweredSignature(llvmFunc, entry.signature))
-      return std::move(err);
+      return err;
   }
+  return llvm::Error::success();
+}
 
+llvm::Expected<std::unique_ptr<mlir::ExecutionEngine>>
+JitModule::createEngine(mlir::ModuleOp module, const CompileOptions &options) {
   llvm::SmallVector<std::string> libraries;
-  if (llvm::Error err = appendRuntimeLibraries(module, libraries))
+  if (llvm::Error err = appendRuntimeLibraries(module, options, libraries))
     return std::move(err);
   libraries.append(options.sharedLibPaths.begin(),
                    options.sharedLibPaths.end());
@@ -233,48 +254,28 @@ JitModule::compileEntries(mlir::ModuleOp module,
   bool vectorMath = options.vectorMath && !mvec.empty();
   if (vectorMath)
     libraries.push_back(mvec.str());
-  // The libraries stay mapped until the process ends (RTLD_NODELETE: no
-  // dlclose unloads them). The engine dlcloses what it loaded when it is
-  // destroyed, and LLVM closes its permanent libraries in a static
-  // destructor, but oneDNN's OpenMP worker threads (libgomp) outlive both
-  // and would resume in unmapped code, and what a library keeps in its
-  // globals would be lost (LeakSanitizer reports).
-  for (const std::string &library : libraries)
-    if (!::dlopen(library.c_str(), RTLD_LAZY | RTLD_NODELETE))
-      return makeError("cannot load '" + library + "': " + ::dlerror());
-  llvm::SmallVector<llvm::StringRef> libraryRefs(libraries.begin(),
-                                                 libraries.end());
-
+  if (llvm::Error err = loadForever(libraries))
+    return std::move(err);
   // The optimizer needs a target machine for its cost models (vectorization);
   // the ExecutionEngine makes its own for code generation.
   llvm::Expected<llvm::orc::JITTargetMachineBuilder> tmBuilder =
       llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!tmBuilder)
     return tmBuilder.takeError();
-  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm =
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine =
       tmBuilder->createTargetMachine();
-  if (!tm)
-    return tm.takeError();
-  std::function<llvm::Error(llvm::Module *)> transformer = makeJitOptimizer(
-      options.optLevel, tm->get(), vectorMath, options.outlineLoops);
-  if (!options.dumpLLVMIR.empty())
-    transformer = [optimize = std::move(transformer),
-                   path = options.dumpLLVMIR](llvm::Module *m) -> llvm::Error {
-      if (llvm::Error err = optimize(m))
-        return err;
-      std::error_code ec;
-      llvm::raw_fd_ostream os(path, ec);
-      if (ec)
-        return makeError("cannot write '" + path + "': " + ec.message());
-      m->print(os, nullptr);
-      return llvm::Error::success();
-    };
+  if (!machine)
+    return machine.takeError();
+  std::function<llvm::Error(llvm::Module *)> transformer =
+      makeTransformer(options, machine->get(), vectorMath);
 
+  llvm::SmallVector<llvm::StringRef> libraryRefs(libraries.begin(),
+                                                 libraries.end());
   mlir::ExecutionEngineOptions engineOptions;
   engineOptions.transformer = transformer;
   engineOptions.sharedLibPaths = libraryRefs;
   engineOptions.jitCodeGenOptLevel =
-      static_cast<llvm::CodeGenOptLevel>(std::min(options.optLevel, 3u));
+      static_cast<llvm::CodeGenOptLevel>(options.optLevel);
   llvm::Expected<std::unique_ptr<mlir::ExecutionEngine>> engine =
       mlir::ExecutionEngine::create(module, engineOptions);
   if (!engine)
@@ -286,7 +287,22 @@ JitModule::compileEntries(mlir::ModuleOp module,
     return makeError("JIT compilation failed: @" + unresolved +
                      " is called but defined nowhere (not in the module, the "
                      "process or its libraries)");
+  return engine;
+}
 
+llvm::Expected<std::unique_ptr<JitModule>>
+JitModule::compileEntries(mlir::ModuleOp module,
+                          llvm::SmallVector<Entry> entries,
+                          const CompileOptions &options) {
+  if (options.optLevel > 3)
+    return makeError("the optimization level must be 0, 1, 2 or 3");
+
+  if (llvm::Error err = lowerEntries(module, entries, options))
+    return std::move(err);
+  llvm::Expected<std::unique_ptr<mlir::ExecutionEngine>> engine =
+      createEngine(module, options);
+  if (!engine)
+    return engine.takeError();
   // Look the wrappers up now, so that code generation is not timed as a run.
   for (Entry &entry : entries) {
     llvm::Expected<void (*)(void **)> packedEntry =
@@ -305,7 +321,7 @@ JitModule::compileEntries(mlir::ModuleOp module,
     trellis_coll_init();
     // Every rank compiles: a point where all of them are, for the checks'
     // communicator to be created.
-    if (lowering.checkCollectives)
+    if (options.checkCollectives)
       trellis_coll_enable_checks();
   }
   return jit;

@@ -17,12 +17,10 @@ using namespace trellis::tools;
 /// Compiles `entry` of the module in `file` and calls it on `args`.
 static llvm::Expected<llvm::SmallVector<HostArray>>
 runEntry(llvm::StringRef file, llvm::StringRef entry,
-         llvm::ArrayRef<HostArray> args, unsigned optLevel) {
+         llvm::ArrayRef<HostArray> args, const CompileOptions &options) {
   llvm::Expected<std::unique_ptr<ModuleFile>> module = ModuleFile::load(file);
   if (!module)
     return module.takeError();
-  JitOptions options;
-  options.optLevel = optLevel;
   llvm::Expected<std::unique_ptr<JitModule>> jit =
       JitModule::compile((*module)->get(), entry, options);
   if (!jit)
@@ -38,12 +36,12 @@ trellis::tools::checkEquivalence(const EquivalenceOptions &options,
   if (!args)
     return args.takeError();
   llvm::Expected<llvm::SmallVector<HostArray>> ref =
-      runEntry(options.refFile, options.refEntry, *args, options.optLevel);
+      runEntry(options.refFile, options.refEntry, *args, options.compile);
   if (!ref)
     return ref.takeError();
   llvm::Expected<llvm::SmallVector<HostArray>> test =
       runEntry(options.testFile.empty() ? options.refFile : options.testFile,
-               options.testEntry, *args, options.optLevel);
+               options.testEntry, *args, options.compile);
   if (!test)
     return test.takeError();
   if (ref->size() != test->size())

@@ -3,7 +3,7 @@
 #include "trellis/Tools/Runner.h"
 
 #include "trellis/Runtime/Jit.h"
-#include "trellis/Runtime/AllocHooks.h"
+#include "trellis/Runtime/MemoryLimit.h"
 #include "trellis/Runtime/Rank.h"
 #include "trellis/Tools/ModuleFile.h"
 #include "trellis/Tools/NpyFiles.h"
@@ -45,10 +45,9 @@ llvm::Error trellis::tools::runTrellisRun(const RunnerOptions &options,
   if (options.repeat == 0)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "--repeat must be at least 1");
-  if (llvm::Error err =
-          setMemoryLimitFromFlagOrEnvironment(options.memoryLimit))
+  if (llvm::Error err = setMemoryLimitFromFlag(options.memoryLimit))
     return err;
-  unsigned rank = getMpiRankFromEnvironment();
+  unsigned rank = options.rank;
 
   llvm::Expected<std::unique_ptr<ModuleFile>> file =
       ModuleFile::load(options.inputFilename);
@@ -69,14 +68,8 @@ llvm::Error trellis::tools::runTrellisRun(const RunnerOptions &options,
     return inputs.takeError();
 
   Stopwatch compileTime;
-  JitOptions jitOptions;
-  jitOptions.optLevel = options.optLevel;
-  jitOptions.lowering = options.lowering;
-  jitOptions.dumpLLVMIR = options.dumpLLVMIR;
-  jitOptions.vectorMath = options.vectorMath;
-  jitOptions.outlineLoops = options.outlineLoops;
   llvm::Expected<std::unique_ptr<JitModule>> jit =
-      JitModule::compile(module, options.entry, jitOptions);
+      JitModule::compile(module, options.entry, options.compile);
   if (!jit)
     return jit.takeError();
   double compileMs = compileTime.elapsedMs();

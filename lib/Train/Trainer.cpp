@@ -11,13 +11,13 @@
 #include "trellis/Train/Trainer.h"
 
 #include "TrainError.h"
+#include "trellis/Dialect/AD/IR/ADInterfaces.h"
 #include "trellis/Dialect/Coll/Transforms/Passes.h"
 #include "trellis/ExecutionEngine/CollectivesRuntime.h"
 #include "trellis/ExecutionEngine/HostCollectives.h"
 #include "trellis/InitAll.h"
 #include "trellis/Runtime/Jit.h"
 #include "trellis/Runtime/Npz.h"
-#include "trellis/Runtime/Rank.h"
 #include "trellis/Tools/ModuleFile.h"
 #include "trellis/Train/Checkpoint.h"
 #include "trellis/Train/Convention.h"
@@ -27,7 +27,6 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -39,33 +38,6 @@ using namespace trellis;
 using namespace trellis::runtime;
 using namespace trellis::train;
 using llvm::Twine;
-
-/// Data parallelism: reduces the gradients of the ad ops of `module` across
-/// the `ranks` ranks (coll-average-gradients). @eval has none, so it is
-/// unchanged.
-static llvm::Error reduceGradientsAcrossRanks(mlir::ModuleOp module,
-                                              const TrainOptions &options,
-                                              int ranks) {
-  bool hasGradients = false;
-  module->walk([&](mlir::Operation *op) {
-    hasGradients |= op->getName().getStringRef() == "ad.grad" ||
-                    op->getName().getStringRef() == "ad.value_and_grad";
-  });
-  if (!hasGradients)
-    return fail("'" + options.modulePath +
-                "' has no ad.grad or "
-                "ad.value_and_grad whose gradients could be reduced "
-                "across the " +
-                Twine(ranks) + " ranks");
-  mlir::PassManager pm(module->getContext());
-  coll::CollAverageGradientsOptions reduceOptions;
-  reduceOptions.reduce = options.reduce;
-  pm.addPass(coll::createCollAverageGradients(reduceOptions));
-  if (mlir::failed(pm.run(module)))
-    return fail("coll-average-gradients{reduce=" + options.reduce +
-                "} failed");
-  return llvm::Error::success();
-}
 
 namespace {
 class Trainer {
@@ -127,15 +99,26 @@ llvm::Error Trainer::compile() {
                   " parameters but @train_step " +
                   Twine(trainStep.params.size()));
   }
-  if (ranks > 1)
-    if (llvm::Error err = reduceGradientsAcrossRanks(**module, options, ranks))
-      return err;
+  CompileOptions compileOptions = options.compile;
+  if (ranks > 1) {
+    // Data parallelism: reduce the gradients of the ad ops across ranks.
+    // @eval has none, so it is unchanged.
+    bool hasGradients = false;
+    (*module)->walk([&](ad::DerivativeOpInterface op) {
+      hasGradients |= op.getDerivativeKind() != ad::DerivativeKind::VJP;
+    });
+    if (!hasGradients)
+      return fail("'" + options.modulePath +
+                  "' has no ad.grad or "
+                  "ad.value_and_grad whose gradients could be reduced "
+                  "across the " +
+                  Twine(ranks) + " ranks");
+    compileOptions.gradientReduction.emplace();
+    compileOptions.gradientReduction->reduce = options.reduce;
+  }
   // One compilation serves @train_step and @eval.
-  JitOptions jitOptions;
-  jitOptions.optLevel = options.optLevel;
-  jitOptions.lowering = options.lowering;
   llvm::Expected<std::unique_ptr<JitModule>> compiled =
-      JitModule::compileModule(**module, jitOptions);
+      JitModule::compileModule(**module, compileOptions);
   if (!compiled)
     return compiled.takeError();
   jit = std::move(*compiled);
@@ -212,7 +195,7 @@ llvm::Expected<std::vector<double>> Trainer::evaluate() {
 }
 
 llvm::Error Trainer::run() {
-  ranks = static_cast<int>(getMpiWorldSizeFromEnvironment());
+  ranks = static_cast<int>(options.launchedRanks);
   if (ranks > 1) {
     trellis_coll_init();
     rank = collectives::getWorldRank();
@@ -269,8 +252,11 @@ llvm::Error Trainer::run() {
     out << "training @train_step of " << options.modulePath << ": "
         << trainStep.params.size() << " parameter tensors, batch "
         << trainStep.batchSize << " x " << ranks << " rank(s)"
-        << (ranks > 1 ? " (" + options.reduce + ")" : std::string()) << ", "
-        << trainSet.size << " examples, steps " << startStep << ".."
+        << (ranks > 1 ? (" (" +
+                         coll::stringifyGradientReduction(options.reduce) + ")")
+                            .str()
+                      : std::string())
+        << ", " << trainSet.size << " examples, steps " << startStep << ".."
         << options.steps << "\n";
 
   // Ranks finish compiling at different times; time the steps only.

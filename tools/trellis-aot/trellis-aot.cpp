@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "trellis/API/Compiler.h"
+#include "trellis/Runtime/RuntimeConfig.h"
+#include "trellis/Tools/CompileFlags.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -32,6 +34,8 @@ static cl::opt<std::string>
              cl::init(""));
 static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level"),
                                   cl::Prefix, cl::init(3));
+static cl::OptionCategory loweringCategory("Lowering options");
+static trellis::tools::LoweringFlags loweringFlags(loweringCategory);
 static cl::opt<std::string>
     cpu("cpu",
         cl::desc("CPU to generate code for: host, generic, x86-64-v3..."),
@@ -45,7 +49,7 @@ int main(int argc, char **argv) {
   trellis::CompileOptions options;
   options.pipeline = pipeline;
   options.optLevel = optLevel;
-  trellis::Compiler compiler(options);
+  loweringFlags.fill(options);
 
   trellis::AotOptions aot;
   aot.functions.assign(functions.begin(), functions.end());
@@ -53,6 +57,12 @@ int main(int argc, char **argv) {
   aot.headerPath = headerPath;
   aot.cpu = cpu;
   llvm::Error err = [&]() -> llvm::Error {
+    llvm::Expected<trellis::runtime::RuntimeConfig> config =
+        trellis::runtime::RuntimeConfig::fromEnvironment();
+    if (!config)
+      return config.takeError();
+    trellis::runtime::configureProcess(*config);
+    trellis::Compiler compiler(options, std::move(*config));
     llvm::Expected<trellis::Module> module = compiler.loadModule(inputFilename);
     if (!module)
       return module.takeError();

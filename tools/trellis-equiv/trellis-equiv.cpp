@@ -12,6 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "trellis/Runtime/RuntimeConfig.h"
+#include "trellis/Tools/CompileFlags.h"
 #include "trellis/Tools/Equivalence.h"
 #include "trellis/Tools/ToolExit.h"
 
@@ -21,8 +23,8 @@
 
 using namespace llvm;
 
-static cl::opt<std::string> refFile(cl::Positional, cl::desc("<reference .mlir>"),
-                                    cl::Required);
+static cl::opt<std::string>
+    refFile(cl::Positional, cl::desc("<reference .mlir>"), cl::Required);
 static cl::opt<std::string> refEntry("entry", cl::desc("Reference entry"),
                                      cl::Required);
 static cl::opt<std::string>
@@ -32,15 +34,15 @@ static cl::opt<std::string> testEntry("test-entry", cl::desc("Test entry"),
                                       cl::Required);
 static cl::list<std::string> inputs("input", cl::desc("Input .npy, in order"));
 static cl::opt<double> relTol("rtol", cl::desc("Relative tolerance"),
-                            cl::init(1e-3));
+                              cl::init(1e-3));
 static cl::opt<double> absTol("atol", cl::desc("Absolute tolerance"),
-                            cl::init(1e-3));
-static cl::opt<double> normTol(
-    "norm-rtol", cl::init(-1.0),
-    cl::desc("If set, judge each result by ‖test − ref‖/‖ref‖ ≤ this "
-             "instead of element-wise allclose"));
-static cl::opt<unsigned> optLevel("opt-level", cl::init(3),
-                                  cl::desc("LLVM optimization level (0-3)"));
+                              cl::init(1e-3));
+static cl::opt<double>
+    normTol("norm-rtol", cl::init(-1.0),
+            cl::desc("If set, judge each result by ‖test − ref‖/‖ref‖ ≤ this "
+                     "instead of element-wise allclose"));
+static cl::OptionCategory compileCategory("Compile options");
+static trellis::tools::CompileFlags compileFlags(compileCategory);
 static cl::list<std::string>
     labels("labels", cl::CommaSeparated,
            cl::desc("Names of the results, for the report"));
@@ -48,6 +50,11 @@ static cl::list<std::string>
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "Trellis equivalence check\n");
+  Expected<trellis::runtime::RuntimeConfig> config =
+      trellis::runtime::RuntimeConfig::fromEnvironment();
+  if (!config)
+    return trellis::tools::finishTool("trellis-equiv", config.takeError());
+  trellis::runtime::configureProcess(*config);
 
   trellis::tools::EquivalenceOptions options;
   options.refFile = refFile;
@@ -59,7 +66,8 @@ int main(int argc, char **argv) {
   options.atol = absTol;
   options.normRtol = normTol;
   options.labels.assign(labels.begin(), labels.end());
-  options.optLevel = optLevel;
+  compileFlags.fill(options.compile);
+  config->applyTo(options.compile);
 
   Expected<bool> equivalent = trellis::tools::checkEquivalence(options, outs());
   if (!equivalent)

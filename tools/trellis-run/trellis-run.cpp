@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "trellis/Runtime/RuntimeConfig.h"
+#include "trellis/Tools/CompileFlags.h"
 #include "trellis/Tools/Runner.h"
 #include "trellis/Tools/ToolExit.h"
 
@@ -48,39 +50,7 @@ struct CommandLine {
       cl::desc("Print one JSON line with compile_ms, run_ms (median over the "
                "repeats) and peak_tensor_bytes"),
       cl::cat(category)};
-  cl::opt<unsigned> optLevel{"opt-level",
-                             cl::desc("LLVM optimization level (0-3)"),
-                             cl::init(3), cl::cat(category)};
-  cl::opt<int64_t> attentionChunk{
-      "attention-chunk",
-      cl::desc("Rows per query/key chunk of attention over longer sequences; "
-               "0 computes the whole score matrix (default 128)"),
-      cl::value_desc("rows"),
-      cl::init(trellis::LowerToLLVMOptions().attentionChunk),
-      cl::cat(category)};
-  cl::opt<bool> checkCollectives{
-      "check-collectives",
-      cl::desc("Debug mode: before every collective, check that all ranks "
-               "run the same one (op, dtype, shape); a mismatch ends the job "
-               "with one line naming the ranks (also "
-               "TRELLIS_CHECK_COLLECTIVES=1)"),
-      cl::cat(category)};
-  cl::opt<bool> vectorMath{
-      "vector-math",
-      cl::desc("Vectorize exp, log, tanh, erf in loops with glibc's libmvec "
-               "(within 4 ulp; =false: scalar libm calls, correctly rounded "
-               "exp and log)"),
-      cl::init(true), cl::cat(category)};
-  cl::opt<bool> outlineLoops{
-      "outline-loops",
-      cl::desc("Give each loop of a function with more than 128 loops a "
-               "function of its own before LLVM optimizes it (its loop "
-               "analyses take quadratic time in the number of loops)"),
-      cl::init(true), cl::cat(category)};
-  cl::opt<std::string> dumpLLVMIR{
-      "dump-llvm-ir",
-      cl::desc("Write the optimized LLVM IR that the JIT compiles to FILE"),
-      cl::value_desc("file"), cl::cat(category)};
+  trellis::tools::CompileFlags compile{category};
   cl::opt<std::string> memoryLimit{
       "memory-limit",
       cl::desc("Cap on the live tensor bytes of the program, e.g. 4G or "
@@ -101,6 +71,11 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "Trellis JIT runner: runs a function of an MLIR "
                               "module on NumPy .npy inputs\n");
+  llvm::Expected<trellis::runtime::RuntimeConfig> config =
+      trellis::runtime::RuntimeConfig::fromEnvironment();
+  if (!config)
+    return trellis::tools::finishTool("trellis-run", config.takeError());
+  trellis::runtime::configureProcess(*config);
 
   trellis::tools::RunnerOptions options;
   options.inputFilename = commandLine.inputFilename;
@@ -110,13 +85,10 @@ int main(int argc, char **argv) {
   options.outputDir = commandLine.outputDir;
   options.repeat = commandLine.repeat;
   options.printStats = commandLine.stats;
-  options.optLevel = commandLine.optLevel;
-  options.lowering.attentionChunk = commandLine.attentionChunk;
-  options.lowering.checkCollectives = commandLine.checkCollectives;
+  commandLine.compile.fill(options.compile);
+  config->applyTo(options.compile);
   options.memoryLimit = commandLine.memoryLimit;
-  options.dumpLLVMIR = commandLine.dumpLLVMIR;
-  options.vectorMath = commandLine.vectorMath;
-  options.outlineLoops = commandLine.outlineLoops;
+  options.rank = config->mpiRank;
 
   return trellis::tools::finishTool(
       "trellis-run", trellis::tools::runTrellisRun(options, llvm::outs()));

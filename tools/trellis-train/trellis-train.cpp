@@ -5,7 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "trellis/Runtime/AllocHooks.h"
+#include "trellis/Runtime/MemoryLimit.h"
+#include "trellis/Runtime/RuntimeConfig.h"
+#include "trellis/Tools/CompileFlags.h"
 #include "trellis/Tools/ToolExit.h"
 #include "trellis/Train/Trainer.h"
 
@@ -33,11 +35,16 @@ int main(int argc, char **argv) {
   cl::opt<uint64_t> seed("seed", cl::desc("Seed of the data order and the "
                                           "initial parameters (default 0)"),
                          cl::init(0), cl::cat(category));
-  cl::opt<std::string> reduce(
-      "reduce",
-      cl::desc("Gradient reduction across MPI ranks: mean (default), adasum "
-               "or adasum-approx"),
-      cl::init("mean"), cl::cat(category));
+  cl::opt<trellis::coll::GradientReduction> reduce(
+      "reduce", cl::desc("Gradient reduction across MPI ranks"),
+      cl::init(trellis::coll::GradientReduction::Mean),
+      cl::values(clEnumValN(trellis::coll::GradientReduction::Mean, "mean",
+                            "The average of the ranks' gradients (default)"),
+                 clEnumValN(trellis::coll::GradientReduction::Adasum, "adasum",
+                            "Adasum (exact butterfly)"),
+                 clEnumValN(trellis::coll::GradientReduction::AdasumApprox,
+                            "adasum-approx", "The psum-based approximation")),
+      cl::cat(category));
   cl::opt<std::string> outputDir(
       "output-dir", cl::Required,
       cl::desc("Directory of checkpoint.npz, metrics.jsonl and curve.svg"),
@@ -55,23 +62,7 @@ int main(int argc, char **argv) {
       "log-every",
       cl::desc("Progress line every N steps when stdout is not a terminal"),
       cl::init(0), cl::cat(category));
-  cl::opt<unsigned> optLevel("opt-level",
-                             cl::desc("LLVM optimization level (0-3)"),
-                             cl::init(3), cl::cat(category));
-  cl::opt<int64_t> attentionChunk(
-      "attention-chunk",
-      cl::desc("Rows per query/key chunk of attention over longer sequences; "
-               "0 computes the whole score matrix (default 128)"),
-      cl::value_desc("rows"),
-      cl::init(trellis::LowerToLLVMOptions().attentionChunk),
-      cl::cat(category));
-  cl::opt<bool> checkCollectives(
-      "check-collectives",
-      cl::desc("Debug mode: before every collective, check that all ranks "
-               "run the same one (op, dtype, shape); a mismatch ends the job "
-               "with one line naming the ranks (same as "
-               "TRELLIS_CHECK_COLLECTIVES=1)"),
-      cl::cat(category));
+  trellis::tools::CompileFlags compile(category);
   cl::opt<std::string> memoryLimit(
       "memory-limit",
       cl::desc("Cap on the live tensor bytes of the model, e.g. 4G or 512M; "
@@ -82,6 +73,11 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "Trellis training driver: trains @train_step of "
                               "a module on a .npz dataset\n");
+  llvm::Expected<trellis::runtime::RuntimeConfig> config =
+      trellis::runtime::RuntimeConfig::fromEnvironment();
+  if (!config)
+    return trellis::tools::finishTool("trellis-train", config.takeError());
+  trellis::runtime::configureProcess(*config);
 
   trellis::train::TrainOptions options;
   options.modulePath = module;
@@ -95,11 +91,10 @@ int main(int argc, char **argv) {
   options.resume = resume;
   options.evalEvery = evalEvery;
   options.logEvery = logEvery;
-  options.optLevel = optLevel;
-  options.lowering.attentionChunk = attentionChunk;
-  options.lowering.checkCollectives = checkCollectives;
-  if (llvm::Error err =
-          trellis::runtime::setMemoryLimitFromFlagOrEnvironment(memoryLimit))
+  compile.fill(options.compile);
+  config->applyTo(options.compile);
+  options.launchedRanks = config->mpiWorldSize;
+  if (llvm::Error err = trellis::runtime::setMemoryLimitFromFlag(memoryLimit))
     return trellis::tools::finishTool("trellis-train", std::move(err));
   return trellis::tools::finishTool(
       "trellis-train", trellis::train::runTrellisTrain(options, llvm::outs()));

@@ -90,4 +90,83 @@ TEST(CAPI, ParseErrorCarriesDiagnostics) {
   trellisCompilerDestroy(compiler);
 }
 
+constexpr const char *kGradOfChain = R"mlir(
+func.func @chain(%x: tensor<256x16xf32>, %w: tensor<16x16xf32>, %b: tensor<16xf32>) -> tensor<f32> {
+  %d0 = nn.dense %x, %w, %b : (tensor<256x16xf32>, tensor<16x16xf32>, tensor<16xf32>) -> tensor<256x16xf32>
+  %h0 = nn.tanh %d0 : tensor<256x16xf32>
+  %d1 = nn.dense %h0, %w, %b : (tensor<256x16xf32>, tensor<16x16xf32>, tensor<16xf32>) -> tensor<256x16xf32>
+  %h1 = nn.tanh %d1 : tensor<256x16xf32>
+  %l = nn.mean %h1 : (tensor<256x16xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+func.func @use(%x: tensor<256x16xf32>, %w: tensor<16x16xf32>, %b: tensor<16xf32>) -> tensor<16x16xf32> {
+  %g = ad.grad @chain(%x, %w, %b) {argnums = array<i64: 1>} : (tensor<256x16xf32>, tensor<16x16xf32>, tensor<16xf32>) -> tensor<16x16xf32>
+  return %g : tensor<16x16xf32>
+}
+)mlir";
+
+/// Compiles kGradOfChain with `options`; returns "" or the error.
+std::string compileGradOfChain(const TrellisCompileOptions &options) {
+  TrellisCompiler compiler = nullptr;
+  if (trellisCompilerCreateWithOptions(&options, &compiler) != TRELLIS_SUCCESS)
+    return trellisGetLastError();
+  TrellisModule module = nullptr;
+  std::string error;
+  if (trellisModuleParse(compiler, kGradOfChain, std::strlen(kGradOfChain),
+                         &module) != TRELLIS_SUCCESS) {
+    error = trellisGetLastError();
+  } else {
+    TrellisCompiledModule compiled = nullptr;
+    if (trellisCompile(compiler, module, &compiled) != TRELLIS_SUCCESS)
+      error = trellisGetLastError();
+    trellisCompiledModuleDestroy(compiled);
+  }
+  trellisModuleDestroy(module);
+  trellisCompilerDestroy(compiler);
+  return error;
+}
+
+TEST(CAPI, CompileOptionsDefaultsAreTheTools) {
+  TrellisCompileOptions options;
+  trellisCompileOptionsInit(&options);
+  EXPECT_EQ(options.pipeline, nullptr);
+  EXPECT_EQ(options.optLevel, 3u);
+  EXPECT_EQ(options.attentionChunk, 128);
+  EXPECT_EQ(options.checkCollectives, 0);
+  EXPECT_EQ(options.remat, TRELLIS_REMAT_STORE);
+  EXPECT_NE(options.vectorMath, 0);
+  EXPECT_NE(options.outlineLoops, 0);
+  EXPECT_EQ(compileGradOfChain(options), "");
+}
+
+// The remat options reach ad-remat through the compiler: a budget below
+// every schedule's estimate is the pass's error (ad-remat-invalid.mlir's
+// figures), while the default stores everything and compiles.
+TEST(CAPI, CompileOptionsReachThePasses) {
+  TrellisCompileOptions options;
+  trellisCompileOptionsInit(&options);
+  options.remat = TRELLIS_REMAT_BUDGET;
+  options.rematBudget = 100000;
+  std::string error = compileGradOfChain(options);
+  EXPECT_NE(error.find("budget of 100000 bytes is infeasible"),
+            std::string::npos)
+      << error;
+  options.rematBudget = 1000000;
+  EXPECT_EQ(compileGradOfChain(options), "");
+}
+
+TEST(CAPI, CompileOptionsAreChecked) {
+  TrellisCompileOptions options;
+  trellisCompileOptionsInit(&options);
+  options.attentionChunk = -1;
+  EXPECT_NE(compileGradOfChain(options).find("attention chunk"),
+            std::string::npos);
+  trellisCompileOptionsInit(&options);
+  options.remat = static_cast<TrellisRematPolicy>(7);
+  EXPECT_NE(compileGradOfChain(options).find("policy 7"), std::string::npos);
+  TrellisCompiler compiler = nullptr;
+  EXPECT_EQ(trellisCompilerCreateWithOptions(nullptr, &compiler),
+            TRELLIS_FAILURE);
+}
+
 } // namespace

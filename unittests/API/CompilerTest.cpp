@@ -155,19 +155,25 @@ TEST(Compiler, OptionsAndPipelines) {
   auto compiled = compiler.compile(*module);
   ASSERT_TRUE(bool(compiled)) << errorOf(compiled);
 
-  compiler.setOptions({"no-such-pass", 3, {}});
+  auto withPipeline = [](std::string pipeline, unsigned optLevel) {
+    CompileOptions options;
+    options.pipeline = std::move(pipeline);
+    options.optLevel = optLevel;
+    return options;
+  };
+  compiler.setOptions(withPipeline("no-such-pass", 3));
   auto unknown = compiler.compile(*module);
   EXPECT_NE(errorOf(unknown).find("invalid pass pipeline 'no-such-pass'"),
             std::string::npos);
 
-  compiler.setOptions({"canonicalize", 3, {}});
+  compiler.setOptions(withPipeline("canonicalize", 3));
   auto partial = compiler.compile(*module);
   std::string message = errorOf(partial);
   EXPECT_NE(message.find("outside the LLVM dialect:\n<string>:"),
             std::string::npos)
       << message;
 
-  compiler.setOptions({"", 7, {}});
+  compiler.setOptions(withPipeline("", 7));
   auto badLevel = compiler.compile(*module);
   EXPECT_EQ(errorOf(badLevel), "the optimization level must be 0, 1, 2 or 3");
 }

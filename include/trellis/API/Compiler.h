@@ -15,8 +15,10 @@
 #ifndef TRELLIS_API_COMPILER_H
 #define TRELLIS_API_COMPILER_H
 
+#include "trellis/Pipelines/CompileOptions.h"
 #include "trellis/Runtime/DType.h"
 #include "trellis/Runtime/HostArray.h"
+#include "trellis/Runtime/RuntimeConfig.h"
 #include "trellis/Runtime/Signature.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -43,19 +45,9 @@ class JitModule;
 
 using runtime::DType;
 
-/// Options of Compiler.
-struct CompileOptions {
-  /// Pass-pipeline text anchored on builtin.module that lowers a module to
-  /// the LLVM dialect, e.g. "trellis-lower-to-llvm" or
-  /// "convert-func-to-llvm,reconcile-unrealized-casts". Empty: the Trellis
-  /// lowering (`trellis-lower-to-llvm`, docs/architecture.md).
-  std::string pipeline;
-  /// LLVM optimization level, 0 to 3.
-  unsigned optLevel = 3;
-  /// Shared libraries the JIT loads besides the ones Trellis knows of (the
-  /// MLIR C runner utils, MPI and BLAS when the program calls them).
-  std::vector<std::string> sharedLibPaths;
-};
+// A Compiler compiles with trellis::CompileOptions
+// (trellis/Pipelines/CompileOptions.h): the options trellis-run and
+// trellis-train set from their flags.
 
 /// A borrowed view of a host tensor. `strides` are in elements, one per
 /// dimension, and may be anything (zero for broadcasting, negative, padded
@@ -177,7 +169,13 @@ struct AotOptions {
 /// modules in it. Not thread-safe: use one Compiler per thread.
 class Compiler {
 public:
+  /// Compiles with `options` and the settings of the environment
+  /// (runtime::RuntimeConfig::fromEnvironmentOrWarn), which it applies to
+  /// the process (runtime::configureProcess).
   explicit Compiler(CompileOptions options = {});
+  /// Compiles with `options` and the environment's settings as the host has
+  /// read them (and applied them to the process itself): trellis-aot.
+  Compiler(CompileOptions options, runtime::RuntimeConfig runtimeConfig);
   ~Compiler();
   Compiler(const Compiler &) = delete;
   Compiler &operator=(const Compiler &) = delete;
@@ -213,6 +211,9 @@ public:
 private:
   std::unique_ptr<mlir::MLIRContext> context;
   CompileOptions options;
+  /// JIT compiles take the GEMM libraries' paths and collective checks from
+  /// it, object files the libraries' paths.
+  runtime::RuntimeConfig runtimeConfig;
 };
 
 } // namespace trellis

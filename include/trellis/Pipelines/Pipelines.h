@@ -3,9 +3,7 @@
 #ifndef TRELLIS_PIPELINES_PIPELINES_H
 #define TRELLIS_PIPELINES_PIPELINES_H
 
-#include "llvm/Support/LogicalResult.h"
-
-#include <cstdint>
+#include "trellis/Pipelines/CompileOptions.h"
 
 namespace mlir {
 class OpPassManager;
@@ -13,26 +11,16 @@ class OpPassManager;
 
 namespace trellis {
 
-/// The choices the lowering leaves to its user.
-struct LowerToLLVMOptions {
-  /// Rows per chunk of the attention lowering (convert-nn-to-linalg's
-  /// `attention-chunk`); 0 lowers attention whole.
-  int64_t attentionChunk = 128;
-  /// Check before every collective that all ranks agree on it
-  /// (convert-coll-to-mpi's `check-agreement`, docs/reliability-failures.md).
-  bool checkCollectives = false;
-};
-
 /// Appends to `pm` (anchored on builtin.module) the lowering from Trellis and
-/// upstream tensor-level IR to the LLVM dialect: nn → linalg, bufferization
+/// upstream tensor-level IR to the LLVM dialect, configured by the MLIR part
+/// of `options` (`options.pipeline` is not read: it replaces this pipeline):
+/// the training-step transformations that `options` asks for (gradient
+/// reduction, rematerialisation), differentiation, nn → linalg, bufferization
 /// with buffer deallocation, loops, LLVM. Allocations call the generic hooks
 /// `_mlir_memref_to_llvm_alloc`/`_mlir_memref_to_llvm_free`, which the host
-/// (trellis-run's runtime) provides to count live tensor bytes. Fails (with
-/// a message on stderr) if a pass of the pipeline is not registered: call
-/// trellis::registerAllPasses() first.
-llvm::LogicalResult
-buildLowerToLLVMPipeline(mlir::OpPassManager &pm,
-                         const LowerToLLVMOptions &options = {});
+/// (trellis-run's runtime) provides to count live tensor bytes.
+void buildLowerToLLVMPipeline(mlir::OpPassManager &pm,
+                              const CompileOptions &options = {});
 
 /// Registers `trellis-lower-to-llvm` with the pass registry.
 void registerPipelines();

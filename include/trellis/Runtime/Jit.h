@@ -10,7 +10,7 @@
 #ifndef TRELLIS_RUNTIME_JIT_H
 #define TRELLIS_RUNTIME_JIT_H
 
-#include "trellis/Pipelines/Pipelines.h"
+#include "trellis/Pipelines/CompileOptions.h"
 #include "trellis/Runtime/HostArray.h"
 #include "trellis/Runtime/Signature.h"
 
@@ -28,39 +28,6 @@ class ExecutionEngine;
 
 namespace trellis::runtime {
 
-/// Options of JitModule::compile.
-struct JitOptions {
-  /// LLVM optimization level of the JIT (0-3).
-  unsigned optLevel = 3;
-  /// The lowering to the LLVM dialect as pass-pipeline text anchored on
-  /// builtin.module (e.g. "trellis-lower-to-llvm" or "canonicalize,
-  /// convert-to-llvm"); empty for the Trellis pipeline.
-  std::string pipeline;
-  /// Shared libraries to load besides the MLIR C runner utils (and the MPI
-  /// library, which is added when the program calls MPI).
-  llvm::SmallVector<std::string> sharedLibPaths;
-  /// Options of the Trellis lowering (ignored with a custom `pipeline`).
-  /// `lowering.checkCollectives` is also on when the environment variable
-  /// TRELLIS_CHECK_COLLECTIVES is set to anything but "" or "0".
-  LowerToLLVMOptions lowering;
-  /// Let the vectorizer call glibc's vector math (libmvec) for exp, log,
-  /// tanh, erf, erfc in loops: within 4 ulp like libm, but not bit-identical
-  /// to libm's correctly rounded exp and log.
-  bool vectorMath = true;
-  /// Move each loop of a function with very many of them into a function of
-  /// its own before optimizing (LLVM's loop analyses take time quadratic in
-  /// the number of sequential loops of a function; docs/performance.md).
-  bool outlineLoops = true;
-  /// If not empty, the optimized LLVM IR is written to this file (what the
-  /// code generator compiles: to see what was vectorized and which library
-  /// functions are called).
-  std::string dumpLLVMIR;
-};
-
-/// Returns true if TRELLIS_CHECK_COLLECTIVES asks for collective agreement
-/// checks (set, and neither empty nor "0").
-bool checkCollectivesFromEnvironment();
-
 /// Measurements of one call.
 struct CallStats {
   /// Wall time of the JIT-compiled function alone, in milliseconds.
@@ -70,20 +37,21 @@ struct CallStats {
   uint64_t peakBytes = 0;
 };
 
-/// Lowers `module` in place to the LLVM dialect with `pipeline` (pass-
-/// pipeline text anchored on builtin.module; empty for the Trellis
-/// lowering, configured by `lowering`) and checks that nothing was left
+/// Lowers `module` in place to the LLVM dialect with `options.pipeline`
+/// (pass-pipeline text anchored on builtin.module) or, if that is empty, the
+/// Trellis lowering configured by `options`, and checks that nothing was left
 /// outside the LLVM dialect. The pass manager verifies the IR after every
 /// pass. Collective checks need the Trellis lowering: with them and a custom
 /// pipeline, a module with coll ops is an error.
-llvm::Error lowerToLLVMDialect(mlir::ModuleOp module, llvm::StringRef pipeline,
-                               const LowerToLLVMOptions &lowering = {});
+llvm::Error lowerToLLVMDialect(mlir::ModuleOp module,
+                               const CompileOptions &options = {});
 
 /// Appends the shared libraries that the lowered `module` calls into and the
 /// JIT loads: the MLIR C runner utils, MPI if it communicates, the GEMM
-/// libraries of its BLAS calls. An error names a library that is missing.
+/// libraries of its BLAS calls (at `options`' paths, if set). An error names
+/// a library that is missing.
 llvm::Error
-appendRuntimeLibraries(mlir::ModuleOp module,
+appendRuntimeLibraries(mlir::ModuleOp module, const CompileOptions &options,
                        llvm::SmallVectorImpl<std::string> &libraries);
 
 /// A compiled entry function, ready to be called.
@@ -96,13 +64,13 @@ public:
   /// and then as an error.
   static llvm::Expected<std::unique_ptr<JitModule>>
   compile(mlir::ModuleOp module, llvm::StringRef entry,
-          const JitOptions &options = {});
+          const CompileOptions &options = {});
 
   /// Like compile(), but makes every public func.func with a body and a
   /// host-passable signature callable by name (call(entry, ...)). Functions
   /// the host cannot call are skipped; getSkipReason() says why.
   static llvm::Expected<std::unique_ptr<JitModule>>
-  compileModule(mlir::ModuleOp module, const JitOptions &options = {});
+  compileModule(mlir::ModuleOp module, const CompileOptions &options = {});
 
   ~JitModule();
 
@@ -153,9 +121,18 @@ private:
   JitModule(llvm::SmallVector<Entry> entries,
             std::unique_ptr<mlir::ExecutionEngine> engine);
 
+  /// Lowers `module`, JIT-compiles it and looks up `entries`' wrappers.
   static llvm::Expected<std::unique_ptr<JitModule>>
   compileEntries(mlir::ModuleOp module, llvm::SmallVector<Entry> entries,
-                 const JitOptions &options);
+                 const CompileOptions &options);
+  /// Lowers `module` to the LLVM dialect and checks that each of `entries`
+  /// kept the signature the host will pass.
+  static llvm::Error lowerEntries(mlir::ModuleOp module,
+                                  llvm::ArrayRef<Entry> entries,
+                                  const CompileOptions &options);
+  /// Loads the libraries the lowered `module` needs and compiles it.
+  static llvm::Expected<std::unique_ptr<mlir::ExecutionEngine>>
+  createEngine(mlir::ModuleOp module, const CompileOptions &options);
   const Entry *lookupEntry(llvm::StringRef name) const;
   llvm::Expected<llvm::SmallVector<HostArray>>
   callEntry(const Entry &entry, llvm::MutableArrayRef<HostArray> args,

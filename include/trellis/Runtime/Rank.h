@@ -1,7 +1,8 @@
-//===- Rank.h - The MPI rank of this process --------------------*- C++ -*-===//
+//===- Rank.h - File paths by MPI rank --------------------------*- C++ -*-===//
 //
 // trellis-run substitutes `{rank}` in file paths without linking MPI: the
-// rank comes from the environment that mpirun sets.
+// rank comes from the environment that mpirun sets
+// (RuntimeConfig::mpiRank).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,14 +14,6 @@
 #include <string>
 
 namespace trellis::runtime {
-
-/// Returns the number of ranks of the job from OMPI_COMM_WORLD_SIZE,
-/// PMIX_SIZE or PMI_SIZE; 1 outside mpirun.
-unsigned getMpiWorldSizeFromEnvironment();
-
-/// Returns the MPI rank from OMPI_COMM_WORLD_RANK, PMIX_RANK or PMI_RANK
-/// (the first that is set and is a non-negative integer), else 0.
-unsigned getMpiRankFromEnvironment();
 
 /// Replaces every `{rank}` in `path` by `rank`.
 std::string substituteRank(llvm::StringRef path, unsigned rank);

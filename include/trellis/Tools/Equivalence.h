@@ -11,6 +11,8 @@
 #ifndef TRELLIS_TOOLS_EQUIVALENCE_H
 #define TRELLIS_TOOLS_EQUIVALENCE_H
 
+#include "trellis/Pipelines/CompileOptions.h"
+
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 
@@ -39,8 +41,8 @@ struct EquivalenceOptions {
   double normRtol = -1;
   /// Names of the results, for the report.
   llvm::SmallVector<std::string> labels;
-  /// LLVM optimization level of the JIT (0-3).
-  unsigned optLevel = 3;
+  /// How both modules are compiled.
+  CompileOptions compile;
 };
 
 /// Runs both entries and prints one line per result ("ok" or "FAIL", the

@@ -9,7 +9,7 @@
 #ifndef TRELLIS_TOOLS_RUNNER_H
 #define TRELLIS_TOOLS_RUNNER_H
 
-#include "trellis/Pipelines/Pipelines.h"
+#include "trellis/Pipelines/CompileOptions.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
@@ -38,19 +38,13 @@ struct RunnerOptions {
   unsigned repeat = 1;
   /// Print {"compile_ms", "run_ms", "peak_tensor_bytes"} as one JSON line.
   bool printStats = false;
-  /// LLVM optimization level of the JIT.
-  unsigned optLevel = 3;
-  /// Options of the lowering (`--attention-chunk`, `--check-collectives`).
-  LowerToLLVMOptions lowering;
-  /// Vectorized exp/log/tanh/erf through libmvec (`--vector-math`).
-  bool vectorMath = true;
-  /// Outline the loops of very large functions (`--outline-loops`).
-  bool outlineLoops = true;
-  /// Write the optimized LLVM IR here (`--dump-llvm-ir`; JitOptions).
-  std::string dumpLLVMIR;
+  /// How the module is compiled (`--attention-chunk`, `--opt-level`, ...).
+  CompileOptions compile;
   /// Cap on live tensor bytes (`--memory-limit`, e.g. "4G"); empty: the
   /// TRELLIS_MEMORY_LIMIT environment variable, else none.
   std::string memoryLimit;
+  /// This process's MPI rank, for `{rank}` (RuntimeConfig::mpiRank).
+  unsigned rank = 0;
 };
 
 /// Runs trellis-run. Summaries and statistics go to `out`; MLIR diagnostics

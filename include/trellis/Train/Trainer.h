@@ -20,7 +20,7 @@
 #ifndef TRELLIS_TRAIN_TRAINER_H
 #define TRELLIS_TRAIN_TRAINER_H
 
-#include "trellis/Pipelines/Pipelines.h"
+#include "trellis/Pipelines/CompileOptions.h"
 
 #include "llvm/Support/Error.h"
 
@@ -41,8 +41,8 @@ struct TrainOptions {
   std::string evalDataPath;
   int64_t steps = 100;
   uint64_t seed = 0;
-  /// Gradient reduction across ranks: mean, adasum or adasum-approx.
-  std::string reduce = "mean";
+  /// Gradient reduction across ranks (coll-average-gradients' `reduce`).
+  coll::GradientReduction reduce = coll::GradientReduction::Mean;
   /// Where checkpoint.npz, metrics.jsonl and curve.svg go (created).
   std::string outputDir;
   /// Write a checkpoint every this many steps (0: only at the end).
@@ -54,9 +54,12 @@ struct TrainOptions {
   /// Plain progress lines every this many steps when stdout is not a
   /// terminal (0: about 20 lines per run).
   int64_t logEvery = 0;
-  unsigned optLevel = 3;
-  /// Options of the lowering (`--attention-chunk`).
-  LowerToLLVMOptions lowering;
+  /// How the module is compiled; the trainer adds the gradient reduction
+  /// when it runs on several ranks.
+  CompileOptions compile;
+  /// The ranks the MPI launcher started (RuntimeConfig::mpiWorldSize); with
+  /// more than one the trainer initializes MPI.
+  unsigned launchedRanks = 1;
 };
 
 /// Runs the training; progress and the final summary go to `out` (rank 0

@@ -10,6 +10,8 @@
 
 #include "trellis/Conversion/LinalgToBlas/LinalgToBlas.h"
 
+#include "trellis/ExecutionEngine/RuntimeSymbols.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -27,6 +29,7 @@ namespace trellis {
 } // namespace trellis
 
 using namespace mlir;
+using trellis::GemmLibrary;
 
 namespace {
 
@@ -217,9 +220,6 @@ FailureOr<func::FuncOp> getOrDeclare(ModuleOp module, StringRef name,
   return func;
 }
 
-/// The GEMM entry points the pass can call.
-enum class GemmLibrary { Cblas, Dnnl };
-
 /// cblas_?gemm(order, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta,
 /// C, ldc) with 32-bit ints; dnnl_sgemm(transA, transB, M, N, K, alpha, A,
 /// lda, B, ldb, beta, C, ldc) with chars and 64-bit dims, row-major only,
@@ -241,10 +241,14 @@ FunctionType getGemmType(MLIRContext *ctx, GemmLibrary library,
                            {});
 }
 
+/// The runtime's name of the call (RuntimeSymbols.def).
 StringRef getGemmName(GemmLibrary library, FloatType elementType) {
-  if (library == GemmLibrary::Dnnl)
-    return "dnnl_sgemm";
-  return elementType.isF32() ? "cblas_sgemm" : "cblas_dgemm";
+  using trellis::RuntimeFunction;
+  RuntimeFunction function = library == GemmLibrary::Dnnl
+                                 ? RuntimeFunction::DnnlSgemm
+                             : elementType.isF32() ? RuntimeFunction::CblasSgemm
+                                                   : RuntimeFunction::CblasDgemm;
+  return trellis::getRuntimeFunction(function).name;
 }
 
 /// Replaces `op` by the planned call(s).
@@ -359,16 +363,10 @@ struct ConvertLinalgToBlasPass
     });
     if (gemms.empty())
       return;
-    if (sgemm != "cblas" && sgemm != "dnnl") {
-      module.emitError() << "convert-linalg-to-blas: sgemm must be cblas or "
-                            "dnnl, not '"
-                         << sgemm << "'";
-      return signalPassFailure();
-    }
     MLIRContext *ctx = &getContext();
     for (auto &[op, plan] : gemms) {
       // oneDNN has no f64 GEMM: f64 always goes to CBLAS.
-      GemmLibrary library = plan.elementType.isF32() && sgemm == "dnnl"
+      GemmLibrary library = plan.elementType.isF32() && sgemm == GemmLibrary::Dnnl
                                 ? GemmLibrary::Dnnl
                                 : GemmLibrary::Cblas;
       FailureOr<func::FuncOp> callee =

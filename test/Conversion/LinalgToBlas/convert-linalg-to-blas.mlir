@@ -2,7 +2,7 @@
 // RUN: trellis-opt %s -split-input-file --convert-linalg-to-blas=sgemm=dnnl -cse | FileCheck %s --check-prefix=DNNL
 // RUN: not trellis-opt %s -split-input-file --convert-linalg-to-blas=sgemm=mkl 2>&1 | FileCheck %s --check-prefix=BADLIB
 
-// BADLIB: sgemm must be cblas or dnnl, not 'mkl'
+// BADLIB: for the --sgemm option: Cannot find option named 'mkl'!
 
 // A zero fill directly before the matmul is absorbed: beta = 0, row-major,
 // no transposes, leading dims = row lengths; pointers are the aligned base

@@ -30,7 +30,7 @@
 // CHECK-TIGHT: %[[H:.*]] = nn.tanh %[[C]]
 // CHECK-TIGHT: nn.mean %[[H]]
 // CHECK-STORE-NOT: ad.checkpoint
-// CHECK-BAD: ad-remat: unknown policy 'sometimes' (expected store, every or budget)
+// CHECK-BAD: for the --policy option: Cannot find option named 'sometimes'!
 func.func @chain(%x: tensor<256x16xf32>, %w: tensor<16x16xf32>, %b: tensor<16xf32>) -> tensor<f32> {
   %d0 = nn.dense %x, %w, %b : (tensor<256x16xf32>, tensor<16x16xf32>, tensor<16xf32>) -> tensor<256x16xf32>
   %h0 = nn.tanh %d0 : tensor<256x16xf32>

@@ -49,4 +49,4 @@ func.func @grad(%w: tensor<4x3xf32>, %b: tensor<3xf32>, %x: tensor<8x4xf32>) -> 
 }
 
 // CHECK-NORANKS: error: coll-average-gradients: weight-shards=2 needs ranks=N, a positive multiple of it, to form the shard groups
-// CHECK-BADREDUCE: error: coll-average-gradients: unknown reduce='sum' (expected mean, adasum or adasum-approx)
+// CHECK-BADREDUCE: for the --reduce option: Cannot find option named 'sum'!

@@ -14,6 +14,14 @@ class LinalgOp;
 
 namespace trellis {
 
+/// The library that f32 GEMMs call (convert-linalg-to-blas's `sgemm`).
+enum class GemmLibrary {
+  /// cblas_sgemm (OpenBLAS).
+  Cblas,
+  /// oneDNN's dnnl_sgemm.
+  Dnnl,
+};
+
 #define GEN_PASS_DECL_CONVERTLINALGTOBLAS
 #define GEN_PASS_DECL_TRELLISPREPARECONTRACTIONS
 #define GEN_PASS_DECL_TRELLISFUSEELEMENTWISE

@@ -321,24 +321,17 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    if (policy == "store")
+    if (policy == RematPolicy::Store)
       return;
-    if (policy != "every" && policy != "budget") {
-      getOperation().emitError("ad-remat: unknown policy '")
-          << policy << "' (expected store, every or budget)";
-      return signalPassFailure();
-    }
-    if (policy == "every" && every < 1) {
+    if (policy == RematPolicy::Every && every < 1) {
       getOperation().emitError("ad-remat: every must be at least 1");
       return signalPassFailure();
     }
     SymbolTable symbols(getOperation());
     llvm::SetVector<func::FuncOp> callees;
-    getOperation().walk([&](Operation *op) {
-      if (isa<GradOp, ValueAndGradOp, VJPOp>(op))
-        if (auto fn = symbols.lookup<func::FuncOp>(
-                op->getAttrOfType<FlatSymbolRefAttr>("callee").getValue()))
-          callees.insert(fn);
+    getOperation().walk([&](DerivativeOpInterface op) {
+      if (auto fn = symbols.lookup<func::FuncOp>(op.getCalleeAttr().getValue()))
+        callees.insert(fn);
     });
     for (func::FuncOp fn : callees)
       if (!fn.isExternal() && fn.getBody().hasOneBlock())
@@ -352,7 +345,7 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     if (n < 2)
       return success();
     SmallVector<Segment> schedule;
-    if (policy == "every") {
+    if (policy == RematPolicy::Every) {
       if (every <= 1)
         return success();
       schedule = uniformSegments(n, every);

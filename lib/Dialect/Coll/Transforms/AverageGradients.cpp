@@ -15,7 +15,6 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "llvm/ADT/StringSwitch.h"
 
 namespace trellis::coll {
 #define GEN_PASS_DEF_COLLAVERAGEGRADIENTS
@@ -26,9 +25,20 @@ using namespace mlir;
 using namespace trellis;
 using namespace trellis::coll;
 
-namespace {
+llvm::StringRef
+trellis::coll::stringifyGradientReduction(GradientReduction reduction) {
+  switch (reduction) {
+  case GradientReduction::Mean:
+    return "mean";
+  case GradientReduction::Adasum:
+    return "adasum";
+  case GradientReduction::AdasumApprox:
+    return "adasum-approx";
+  }
+  llvm_unreachable("unknown gradient reduction");
+}
 
-enum class Reduction { Mean, Adasum, AdasumApprox };
+namespace {
 
 /// Builds the reduction of one gradient tensor.
 class Reducer {
@@ -37,13 +47,13 @@ public:
           int64_t groupSize)
       : b(b), axis(axis), groups(groups), groupSize(groupSize) {}
 
-  Value reduce(Location loc, Value g, Reduction reduction) {
+  Value reduce(Location loc, Value g, GradientReduction reduction) {
     switch (reduction) {
-    case Reduction::Mean:
+    case GradientReduction::Mean:
       return PmeanOp::create(b, loc, g, axis, groups);
-    case Reduction::Adasum:
+    case GradientReduction::Adasum:
       return AdasumOp::create(b, loc, g, axis, groups);
-    case Reduction::AdasumApprox:
+    case GradientReduction::AdasumApprox:
       return adasumApprox(loc, g);
     }
     llvm_unreachable("unknown reduction");
@@ -128,14 +138,6 @@ struct CollAverageGradientsPass
       emitError(UnknownLoc::get(ctx)) << "coll-average-gradients: " << message;
       return failure();
     };
-    reduction = llvm::StringSwitch<std::optional<Reduction>>(reduce)
-                    .Case("mean", Reduction::Mean)
-                    .Case("adasum", Reduction::Adasum)
-                    .Case("adasum-approx", Reduction::AdasumApprox)
-                    .Default(std::nullopt);
-    if (!reduction)
-      return fail("unknown reduce='" + reduce +
-                  "' (expected mean, adasum or adasum-approx)");
     int64_t shards = weightShards, jobRanks = ranks;
     if (shards < 1)
       return fail("weight-shards must be at least 1, got " + Twine(shards));
@@ -164,13 +166,10 @@ struct CollAverageGradientsPass
     }
     Reducer reducer(b, b.getStringAttr(axis), groups, groupSize);
 
-    WalkResult walk = module.walk([&](Operation *op) -> WalkResult {
-      ValueRange grads;
-      if (auto grad = dyn_cast<ad::GradOp>(op))
-        grads = grad.getResults().take_front(grad.getDiffArgIndices().size());
-      else if (auto grad = dyn_cast<ad::ValueAndGradOp>(op))
-        grads = grad.getResults().take_back(grad.getDiffArgIndices().size());
-      else
+    WalkResult walk =
+        module.walk([&](ad::DerivativeOpInterface op) -> WalkResult {
+      ValueRange grads = op.getGradientResults();
+      if (grads.empty())
         return WalkResult::advance();
       b.setInsertionPointAfter(op);
       for (auto [i, g] : llvm::enumerate(grads)) {
@@ -186,7 +185,7 @@ struct CollAverageGradientsPass
         SmallVector<OpOperand *> uses;
         for (OpOperand &use : g.getUses())
           uses.push_back(&use);
-        Value reduced = reducer.reduce(op->getLoc(), g, *reduction);
+        Value reduced = reducer.reduce(op->getLoc(), g, reduce);
         for (OpOperand *use : uses)
           use->set(reduced);
       }
@@ -196,7 +195,6 @@ struct CollAverageGradientsPass
       signalPassFailure();
   }
 
-  std::optional<Reduction> reduction;
 };
 
 } // namespace

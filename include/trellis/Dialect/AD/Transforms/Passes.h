@@ -8,6 +8,16 @@
 
 namespace trellis::ad {
 
+/// What ad-remat stores for the backward pass (its `policy` option).
+enum class RematPolicy {
+  /// Every activation (the pass changes nothing).
+  Store,
+  /// Only the outputs of segments of `every` layers.
+  Every,
+  /// The schedule of least recomputation within `budget` bytes.
+  Budget,
+};
+
 #define GEN_PASS_DECL
 #include "trellis/Dialect/AD/Transforms/Passes.h.inc"
 

@@ -7,6 +7,21 @@
 
 namespace trellis::coll {
 
+/// How coll-average-gradients combines the ranks' gradients (its `reduce`
+/// option).
+enum class GradientReduction {
+  /// coll.pmean: the average.
+  Mean,
+  /// coll.adasum: the exact Adasum butterfly.
+  Adasum,
+  /// The psum-based approximation of Adasum.
+  AdasumApprox,
+};
+
+/// Returns the option spelling of `reduction` ("mean", "adasum",
+/// "adasum-approx").
+llvm::StringRef stringifyGradientReduction(GradientReduction reduction);
+
 #define GEN_PASS_DECL
 #include "trellis/Dialect/Coll/Transforms/Passes.h.inc"
 

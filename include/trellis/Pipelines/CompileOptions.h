@@ -1,0 +1,99 @@
+//===- CompileOptions.h - Every choice of the lowering and the JIT -*- C++ -*-//
+//
+// One struct carries every option of compiling a module, from a tool's flag
+// (tools/*, through trellis::tools::CompileFlags) or an embedding API
+// (trellis::Compiler, the C API) to the pass or JIT stage that uses it:
+//
+//   --attention-chunk     -> attentionChunk     -> convert-nn-to-linalg
+//   --check-collectives   -> checkCollectives   -> convert-coll-to-mpi
+//   --remat/...           -> remat              -> ad-remat
+//   --reduce (trainer)    -> gradientReduction  -> coll-average-gradients
+//   (host choice)         -> sgemm              -> convert-linalg-to-blas
+//   --opt-level, --vector-math, --outline-loops, --dump-llvm-ir -> the JIT
+//
+// buildLowerToLLVMPipeline (Pipelines.h) turns the first group into passes;
+// JitModule::compile (Runtime/Jit.h) reads the rest.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRELLIS_PIPELINES_COMPILEOPTIONS_H
+#define TRELLIS_PIPELINES_COMPILEOPTIONS_H
+
+#include "trellis/Conversion/LinalgToBlas/LinalgToBlas.h"
+#include "trellis/Dialect/AD/Transforms/Passes.h"
+#include "trellis/Dialect/Coll/Transforms/Passes.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace trellis {
+
+/// ad-remat's options, run before differentiation.
+struct RematOptions {
+  ad::RematPolicy policy = ad::RematPolicy::Store;
+  /// Layers per checkpointed segment (RematPolicy::Every).
+  int64_t every = 2;
+  /// Peak tensor memory budget in bytes (RematPolicy::Budget).
+  int64_t budget = 0;
+};
+
+/// Data-parallel gradient reduction (coll-average-gradients), inserted
+/// before differentiation.
+struct GradientReductionOptions {
+  coll::GradientReduction reduce = coll::GradientReduction::Mean;
+  /// Ranks holding the same weight shard reduce together (1: all ranks).
+  int64_t weightShards = 1;
+  /// Ranks of the job; needed when weightShards > 1.
+  int64_t ranks = 0;
+};
+
+/// Every option of compiling a module to native code.
+struct CompileOptions {
+  //===--- The MLIR lowering (trellis-lower-to-llvm) ----------------------===//
+
+  /// Rows per chunk of the attention lowering (convert-nn-to-linalg's
+  /// `attention-chunk`); 0 lowers attention whole.
+  int64_t attentionChunk = 128;
+  /// Check before every collective that all ranks agree on it
+  /// (convert-coll-to-mpi's `check-agreement`, docs/reliability-failures.md).
+  bool checkCollectives = false;
+  /// Activation storage of differentiated functions (ad-remat).
+  RematOptions remat;
+  /// If set, gradients of ad ops are reduced across the ranks first.
+  std::optional<GradientReductionOptions> gradientReduction;
+  /// The library of f32 GEMMs (f64 GEMMs always call cblas_dgemm).
+  GemmLibrary sgemm = GemmLibrary::Dnnl;
+  /// A lowering of one's own instead of the Trellis one: pass-pipeline text
+  /// anchored on builtin.module (e.g. "convert-func-to-llvm,
+  /// reconcile-unrealized-casts"). The options above then do not apply.
+  std::string pipeline;
+
+  //===--- The JIT (LLVM) -------------------------------------------------===//
+
+  /// LLVM optimization level, 0 to 3.
+  unsigned optLevel = 3;
+  /// Let the vectorizer call glibc's vector math (libmvec) for exp, log,
+  /// tanh, erf, erfc in loops: within 4 ulp like libm, but not bit-identical
+  /// to libm's correctly rounded exp and log.
+  bool vectorMath = true;
+  /// Move each loop of a function with very many of them into a function of
+  /// its own before optimizing (LLVM's loop analyses take time quadratic in
+  /// the number of sequential loops of a function; docs/performance.md).
+  bool outlineLoops = true;
+  /// If not empty, the optimized LLVM IR is written to this file.
+  std::string dumpLLVMIR;
+  /// Shared libraries to load besides the ones Trellis knows of (the MLIR C
+  /// runner utils, MPI and the GEMM libraries when the program calls them).
+  std::vector<std::string> sharedLibPaths;
+  /// The CBLAS and the oneDNN loaded when the program calls them; empty for
+  /// those found when Trellis was built (RuntimeConfig::applyTo sets them
+  /// from TRELLIS_BLAS_LIBRARY and TRELLIS_DNNL_LIBRARY).
+  std::string blasLibraryPath;
+  std::string dnnlLibraryPath;
+};
+
+} // namespace trellis
+
+#endif // TRELLIS_PIPELINES_COMPILEOPTIONS_H

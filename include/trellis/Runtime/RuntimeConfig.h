@@ -1,0 +1,91 @@
+//===- RuntimeConfig.h - The environment variables, read once ---*- C++ -*-===//
+//
+// Every environment variable Trellis reads (docs/environment.md), typed.
+// The tools and the embedding API read them once, when they start
+// (RuntimeConfig::fromEnvironment), and pass the values down: the
+// allocator's to configureAllocator (AllocHooks.h), the GEMM libraries' and
+// the collective checks to the compile options, the launcher's rank to what
+// names files by rank. No library below reads the environment itself.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRELLIS_RUNTIME_RUNTIMECONFIG_H
+#define TRELLIS_RUNTIME_RUNTIMECONFIG_H
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace trellis {
+struct CompileOptions;
+} // namespace trellis
+
+namespace trellis::runtime {
+
+/// The settings of the environment. The defaults are those of an empty
+/// environment.
+struct RuntimeConfig {
+  //===--- The allocation hooks (AllocHooks.h) ----------------------------===//
+
+  /// TRELLIS_MEMORY_LIMIT: cap on the live tensor bytes (0: none beyond the
+  /// memory the system has). A tool's `--memory-limit` overrides it.
+  uint64_t memoryLimit = 0;
+  /// TRELLIS_ALLOC_CACHE_MB: bytes of freed large blocks kept for reuse.
+  uint64_t allocCacheBytes = uint64_t(1024) << 20;
+  /// TRELLIS_TRACE_ALLOC: print every allocation and free to stderr.
+  bool traceAllocations = false;
+
+  //===--- Compilation and the libraries the JIT loads --------------------===//
+
+  /// TRELLIS_CHECK_COLLECTIVES: collective agreement checks, as if every
+  /// compile asked for them (CompileOptions::checkCollectives).
+  bool checkCollectives = false;
+  /// TRELLIS_BLAS_LIBRARY: the CBLAS to load; empty for the one found when
+  /// Trellis was built.
+  std::string blasLibraryPath;
+  /// TRELLIS_DNNL_LIBRARY: the oneDNN to load; empty for the one found when
+  /// Trellis was built.
+  std::string dnnlLibraryPath;
+  /// TRELLIS_NUM_THREADS: threads of the GEMM libraries (their own
+  /// defaults, every core, if unset).
+  std::optional<unsigned> numThreads;
+
+  //===--- The MPI launcher -----------------------------------------------===//
+
+  /// This process's rank: OMPI_COMM_WORLD_RANK, else PMIX_RANK, else
+  /// PMI_RANK (the first that is a non-negative integer), else 0.
+  unsigned mpiRank = 0;
+  /// The job's number of ranks: OMPI_COMM_WORLD_SIZE, PMIX_SIZE or PMI_SIZE
+  /// (likewise, and positive), else 1.
+  unsigned mpiWorldSize = 1;
+
+  /// Reads every variable above. An invalid value is an error naming the
+  /// variable, e.g. "TRELLIS_MEMORY_LIMIT: 'lots' is not a size (...)".
+  static llvm::Expected<RuntimeConfig> fromEnvironment();
+
+  /// Like fromEnvironment(), for hosts that cannot fail (the embedding
+  /// API's Compiler): an invalid variable is reported on stderr as
+  /// "trellis: warning: ignoring <error>" and keeps its default.
+  static RuntimeConfig fromEnvironmentOrWarn();
+
+  /// Sets the GEMM libraries' paths that `options` leaves empty.
+  void applyLibraryPaths(CompileOptions &options) const;
+
+  /// What a JIT compile takes from the environment: the GEMM libraries'
+  /// paths (applyLibraryPaths), and collective checks, on if asked for.
+  void applyTo(CompileOptions &options) const;
+};
+
+/// Applies the process-wide settings of `config`, once, when a host starts
+/// and before any library is loaded: the allocation hooks'
+/// (configureAllocator), and the GEMM libraries' thread variables, which
+/// they read when they are loaded: OPENBLAS_NUM_THREADS and OMP_NUM_THREADS
+/// become `numThreads` where they are unset, OMP_WAIT_POLICY defaults to
+/// PASSIVE.
+void configureProcess(const RuntimeConfig &config);
+
+} // namespace trellis::runtime
+
+#endif // TRELLIS_RUNTIME_RUNTIMECONFIG_H

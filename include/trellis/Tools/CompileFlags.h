@@ -1,0 +1,128 @@
+//===- CompileFlags.h - The compile flags every tool shares -----*- C++ -*-===//
+//
+// The command-line flags of trellis::CompileOptions, declared once for
+// trellis-run, trellis-train, trellis-equiv and (the lowering's) trellis-aot:
+// each flag is typed like the field it sets, and fill() copies them into a
+// CompileOptions that travels to the passes and the JIT. Construct it in main(), before
+// cl::ParseCommandLineOptions, with the tool's option category.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRELLIS_TOOLS_COMPILEFLAGS_H
+#define TRELLIS_TOOLS_COMPILEFLAGS_H
+
+#include "trellis/Pipelines/CompileOptions.h"
+
+#include "llvm/Support/CommandLine.h"
+
+#include <string>
+
+namespace trellis::tools {
+
+/// The flags of the MLIR lowering: `--attention-chunk`,
+/// `--check-collectives`, `--remat`, `--remat-every`, `--remat-budget`.
+/// trellis-aot has these alone; the JIT tools have CompileFlags.
+struct LoweringFlags {
+  explicit LoweringFlags(llvm::cl::OptionCategory &category)
+      : attentionChunk(
+            "attention-chunk",
+            llvm::cl::desc("Rows per query/key chunk of attention over longer "
+                           "sequences; 0 computes the whole score matrix "
+                           "(default 128)"),
+            llvm::cl::value_desc("rows"),
+            llvm::cl::init(CompileOptions().attentionChunk),
+            llvm::cl::cat(category)),
+        checkCollectives(
+            "check-collectives",
+            llvm::cl::desc("Debug mode: before every collective, check that "
+                           "all ranks run the same one (op, dtype, shape); a "
+                           "mismatch ends the job with one line naming the "
+                           "ranks (also TRELLIS_CHECK_COLLECTIVES=1)"),
+            llvm::cl::cat(category)),
+        remat("remat",
+              llvm::cl::desc("Activations the backward pass stores (ad-remat "
+                             "before differentiation)"),
+              llvm::cl::init(CompileOptions().remat.policy),
+              llvm::cl::values(
+                  clEnumValN(ad::RematPolicy::Store, "store",
+                             "Every activation (default)"),
+                  clEnumValN(ad::RematPolicy::Every, "every",
+                             "Checkpoint segments of --remat-every layers"),
+                  clEnumValN(ad::RematPolicy::Budget, "budget",
+                             "Least recomputation within --remat-budget "
+                             "bytes")),
+              llvm::cl::cat(category)),
+        rematEvery("remat-every",
+                   llvm::cl::desc("Layers per checkpointed segment "
+                                  "(--remat=every; default 2)"),
+                   llvm::cl::init(CompileOptions().remat.every),
+                   llvm::cl::cat(category)),
+        rematBudget("remat-budget",
+                    llvm::cl::desc("Peak tensor bytes of the schedule "
+                                   "(--remat=budget)"),
+                    llvm::cl::init(CompileOptions().remat.budget),
+                    llvm::cl::cat(category)) {}
+
+  /// Sets the fields of `options` that these flags choose.
+  void fill(CompileOptions &options) const {
+    options.attentionChunk = attentionChunk;
+    options.checkCollectives = checkCollectives;
+    options.remat.policy = remat;
+    options.remat.every = rematEvery;
+    options.remat.budget = rematBudget;
+  }
+
+  llvm::cl::opt<int64_t> attentionChunk;
+  llvm::cl::opt<bool> checkCollectives;
+  llvm::cl::opt<ad::RematPolicy> remat;
+  llvm::cl::opt<int64_t> rematEvery;
+  llvm::cl::opt<int64_t> rematBudget;
+};
+
+/// The flags of a JIT tool: the lowering's and `--opt-level`,
+/// `--vector-math`, `--outline-loops`, `--dump-llvm-ir`.
+struct CompileFlags {
+  explicit CompileFlags(llvm::cl::OptionCategory &category)
+      : lowering(category),
+        optLevel("opt-level", llvm::cl::desc("LLVM optimization level (0-3)"),
+                 llvm::cl::init(CompileOptions().optLevel),
+                 llvm::cl::cat(category)),
+        vectorMath(
+            "vector-math",
+            llvm::cl::desc("Vectorize exp, log, tanh, erf in loops with "
+                           "glibc's libmvec (within 4 ulp; =false: scalar "
+                           "libm calls, correctly rounded exp and log)"),
+            llvm::cl::init(CompileOptions().vectorMath),
+            llvm::cl::cat(category)),
+        outlineLoops(
+            "outline-loops",
+            llvm::cl::desc("Give each loop of a function with more than 128 "
+                           "loops a function of its own before LLVM optimizes "
+                           "it (its loop analyses take quadratic time in the "
+                           "number of loops)"),
+            llvm::cl::init(CompileOptions().outlineLoops),
+            llvm::cl::cat(category)),
+        dumpLLVMIR("dump-llvm-ir",
+                   llvm::cl::desc("Write the optimized LLVM IR that the JIT "
+                                  "compiles to FILE"),
+                   llvm::cl::value_desc("file"), llvm::cl::cat(category)) {}
+
+  /// Sets the fields of `options` that these flags choose.
+  void fill(CompileOptions &options) const {
+    lowering.fill(options);
+    options.optLevel = optLevel;
+    options.vectorMath = vectorMath;
+    options.outlineLoops = outlineLoops;
+    options.dumpLLVMIR = dumpLLVMIR;
+  }
+
+  LoweringFlags lowering;
+  llvm::cl::opt<unsigned> optLevel;
+  llvm::cl::opt<bool> vectorMath;
+  llvm::cl::opt<bool> outlineLoops;
+  llvm::cl::opt<std::string> dumpLLVMIR;
+};
+
+} // namespace trellis::tools
+
+#endif // TRELLIS_TOOLS_COMPILEFLAGS_H

@@ -1,0 +1,90 @@
+//===- RuntimeLibraries.cpp - The libraries the JIT loads -----------------===//
+//
+// The libraries are loaded into the process by the ExecutionEngine. The GEMM
+// libraries keep their own thread settings, read when they are loaded
+// (configureProcess sets them from TRELLIS_NUM_THREADS);
+// docs/performance.md says which library does what and why.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeLibraries.h"
+
+#include "RuntimeError.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "llvm/Support/FileSystem.h"
+
+using namespace trellis;
+using trellis::runtime::makeError;
+
+// What a lowered module links against: the C-interface wrapper of a
+// collective that takes buffers, the plain name of one that does not, and
+// the MPI calls and handles of upstream's lowering.
+static_assert(
+    lookupRuntimeLibrary("_mlir_ciface_trellis_coll_psum_groups_f32") ==
+    RuntimeLibrary::Collectives);
+static_assert(lookupRuntimeLibrary("trellis_coll_axis_size") ==
+              RuntimeLibrary::Collectives);
+static_assert(lookupRuntimeLibrary("MPI_Allreduce") == RuntimeLibrary::Mpi);
+static_assert(lookupRuntimeLibrary("ompi_mpi_comm_world") ==
+              RuntimeLibrary::Mpi);
+static_assert(lookupRuntimeLibrary("dnnl_sgemm") == RuntimeLibrary::Dnnl);
+static_assert(!lookupRuntimeLibrary("memrefCopy"));
+
+bool trellis::runtime::usesRuntimeLibrary(mlir::ModuleOp module,
+                                          RuntimeLibrary library) {
+  auto isLibrarys = [&](llvm::StringRef symbol) {
+    return lookupRuntimeLibrary(symbol) == library;
+  };
+  for (auto func : module.getOps<mlir::LLVM::LLVMFuncOp>())
+    if (func.isExternal() && isLibrarys(func.getSymName()))
+      return true;
+  for (auto global : module.getOps<mlir::LLVM::GlobalOp>())
+    if (isLibrarys(global.getSymName()))
+      return true;
+  return false;
+}
+
+/// `path` if it is not empty, else `builtIn`; an error if that is not an
+/// existing file.
+static llvm::Expected<std::string>
+findLibrary(llvm::StringRef path, llvm::StringRef builtIn, llvm::StringRef what,
+            llvm::StringRef package, llvm::StringRef envVar) {
+  std::string found = (path.empty() ? builtIn : path).str();
+  if (found.empty() || !llvm::sys::fs::exists(found))
+    return makeError(
+        "the program calls " + what + " but it was not found (" +
+        (found.empty() ? "install " + package.str() : "no file " + found) +
+        "; or set " + envVar + ")");
+  return found;
+}
+
+llvm::Error trellis::runtime::appendRuntimeSymbolLibraries(
+    mlir::ModuleOp module, const CompileOptions &options,
+    llvm::SmallVectorImpl<std::string> &libraries) {
+  if (usesRuntimeLibrary(module, RuntimeLibrary::Mpi) ||
+      usesRuntimeLibrary(module, RuntimeLibrary::Collectives)) {
+    llvm::StringRef mpi = TRELLIS_MPI_LIBRARY_PATH;
+    if (mpi.empty() || !llvm::sys::fs::exists(mpi))
+      return makeError("the program calls MPI but no MPI library was found "
+                       "when Trellis was built");
+    libraries.push_back(mpi.str());
+  }
+  if (usesRuntimeLibrary(module, RuntimeLibrary::Cblas)) {
+    llvm::Expected<std::string> path =
+        findLibrary(options.blasLibraryPath, TRELLIS_BLAS_LIBRARY_PATH,
+                    "a CBLAS", "libopenblas-dev", "TRELLIS_BLAS_LIBRARY");
+    if (!path)
+      return path.takeError();
+    libraries.push_back(*path);
+  }
+  if (usesRuntimeLibrary(module, RuntimeLibrary::Dnnl)) {
+    llvm::Expected<std::string> path =
+        findLibrary(options.dnnlLibraryPath, TRELLIS_DNNL_LIBRARY_PATH,
+                    "oneDNN", "libdnnl-dev", "TRELLIS_DNNL_LIBRARY");
+    if (!path)
+      return path.takeError();
+    libraries.push_back(*path);
+  }
+  return llvm::Error::success();
+}

@@ -1,0 +1,35 @@
+//===- RuntimeLibraries.h - The libraries the JIT loads ---------*- C++ -*-===//
+
+#ifndef TRELLIS_LIB_RUNTIME_RUNTIMELIBRARIES_H
+#define TRELLIS_LIB_RUNTIME_RUNTIMELIBRARIES_H
+
+#include "trellis/ExecutionEngine/RuntimeSymbols.h"
+#include "trellis/Pipelines/CompileOptions.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace trellis::runtime {
+
+/// Returns true if the lowered `module` uses a function or global of
+/// `library` (RuntimeSymbols.def says whose each symbol is) without defining
+/// it.
+bool usesRuntimeLibrary(mlir::ModuleOp module, RuntimeLibrary library);
+
+/// Appends to `libraries` the shared libraries behind the runtime symbols
+/// the lowered `module` uses: MPI if it communicates (calls MPI or the
+/// collectives runtime), a CBLAS for the `cblas_*` GEMMs
+/// (`options.blasLibraryPath`, else the OpenBLAS found at build time),
+/// oneDNN for `dnnl_sgemm` (`options.dnnlLibraryPath`, else the one found at
+/// build time). An error names a library that is missing.
+llvm::Error
+appendRuntimeSymbolLibraries(mlir::ModuleOp module,
+                             const CompileOptions &options,
+                             llvm::SmallVectorImpl<std::string> &libraries);
+
+} // namespace trellis::runtime
+
+#endif // TRELLIS_LIB_RUNTIME_RUNTIMELIBRARIES_H
