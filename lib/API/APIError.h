@@ -3,6 +3,8 @@
 #ifndef TRELLIS_LIB_API_APIERROR_H
 #define TRELLIS_LIB_API_APIERROR_H
 
+#include "trellis/Utils/Error.h"
+
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/Error.h"
 
@@ -14,10 +16,7 @@ class MLIRContext;
 
 namespace trellis::api {
 
-/// Returns a string error (never read as a format string).
-inline llvm::Error makeError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
+using trellis::makeError;
 
 /// Collects the diagnostics of a context while it lives, instead of printing
 /// them, so that an API error can carry them: "message:\n<diagnostics>".

@@ -3,16 +3,10 @@
 #ifndef TRELLIS_LIB_RUNTIME_RUNTIMEERROR_H
 #define TRELLIS_LIB_RUNTIME_RUNTIMEERROR_H
 
-#include "llvm/Support/Error.h"
+#include "trellis/Utils/Error.h"
 
 namespace trellis::runtime {
-
-/// Returns a string error. Unlike createStringError(const char *, ...), the
-/// message is never read as a format string.
-inline llvm::Error makeError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
-
+using trellis::makeError;
 } // namespace trellis::runtime
 
 #endif // TRELLIS_LIB_RUNTIME_RUNTIMEERROR_H

@@ -30,3 +30,11 @@ int trellis::tools::finishTool(llvm::StringRef tool, llvm::Error err) {
   endMpiJob(/*failed=*/true);
   return 1;
 }
+
+llvm::Expected<trellis::runtime::RuntimeConfig> trellis::tools::startTool() {
+  llvm::Expected<runtime::RuntimeConfig> config =
+      runtime::RuntimeConfig::fromEnvironment();
+  if (config)
+    runtime::configureProcess(*config);
+  return config;
+}

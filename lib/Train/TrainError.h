@@ -3,15 +3,11 @@
 #ifndef TRELLIS_LIB_TRAIN_TRAINERROR_H
 #define TRELLIS_LIB_TRAIN_TRAINERROR_H
 
-#include "llvm/Support/Error.h"
+#include "trellis/Utils/Error.h"
 
 namespace trellis::train {
-
-/// Returns a string error (never read as a format string).
-inline llvm::Error fail(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
-
+/// The training driver's errors are plain string errors.
+inline constexpr auto &fail = trellis::makeError;
 } // namespace trellis::train
 
 #endif // TRELLIS_LIB_TRAIN_TRAINERROR_H

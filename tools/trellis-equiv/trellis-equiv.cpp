@@ -50,11 +50,9 @@ static cl::list<std::string>
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "Trellis equivalence check\n");
-  Expected<trellis::runtime::RuntimeConfig> config =
-      trellis::runtime::RuntimeConfig::fromEnvironment();
+  auto config = trellis::tools::startTool();
   if (!config)
     return trellis::tools::finishTool("trellis-equiv", config.takeError());
-  trellis::runtime::configureProcess(*config);
 
   trellis::tools::EquivalenceOptions options;
   options.refFile = refFile;

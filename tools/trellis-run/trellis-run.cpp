@@ -71,11 +71,9 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "Trellis JIT runner: runs a function of an MLIR "
                               "module on NumPy .npy inputs\n");
-  llvm::Expected<trellis::runtime::RuntimeConfig> config =
-      trellis::runtime::RuntimeConfig::fromEnvironment();
+  auto config = trellis::tools::startTool();
   if (!config)
     return trellis::tools::finishTool("trellis-run", config.takeError());
-  trellis::runtime::configureProcess(*config);
 
   trellis::tools::RunnerOptions options;
   options.inputFilename = commandLine.inputFilename;

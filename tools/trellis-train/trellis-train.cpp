@@ -73,11 +73,9 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "Trellis training driver: trains @train_step of "
                               "a module on a .npz dataset\n");
-  llvm::Expected<trellis::runtime::RuntimeConfig> config =
-      trellis::runtime::RuntimeConfig::fromEnvironment();
+  auto config = trellis::tools::startTool();
   if (!config)
     return trellis::tools::finishTool("trellis-train", config.takeError());
-  trellis::runtime::configureProcess(*config);
 
   trellis::train::TrainOptions options;
   options.modulePath = module;

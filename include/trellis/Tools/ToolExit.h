@@ -1,6 +1,7 @@
-//===- ToolExit.h - How a Trellis tool ends ---------------------*- C++ -*-===//
+//===- ToolExit.h - How a Trellis tool starts and ends ----------*- C++ -*-===//
 //
-// Every tool reports a failure the same way: one line
+// Every tool reads the environment once, when it starts (startTool), and
+// reports a failure the same way: one line
 // "<tool>: error: <message>" on stderr and exit code 1. Under mpirun a
 // failing rank also ends the whole job, so that ranks waiting for it in a
 // collective do not hang.
@@ -10,10 +11,17 @@
 #ifndef TRELLIS_TOOLS_TOOLEXIT_H
 #define TRELLIS_TOOLS_TOOLEXIT_H
 
+#include "trellis/Runtime/RuntimeConfig.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 namespace trellis::tools {
+
+/// The start of a tool's main(), after its flags are parsed: reads the
+/// environment (RuntimeConfig::fromEnvironment), applies its process-wide
+/// settings (configureProcess) and returns it, for the compile options.
+llvm::Expected<runtime::RuntimeConfig> startTool();
 
 /// Ends the MPI side of the process, if a program initialized it: finalizes
 /// MPI after a success; after a failure aborts the whole job (MPI_Abort), so
