@@ -3,6 +3,17 @@
 // function unless returned.
 // RUN: trellis-opt %s --trellis-lower-to-llvm | FileCheck %s
 // RUN: trellis-opt %s --trellis-lower-to-llvm | FileCheck %s --check-prefix=ONLY-LLVM
+// The pipeline's options reach their passes (CompileOptions::sgemm ->
+// convert-linalg-to-blas): f32 GEMMs call oneDNN by default, CBLAS on
+// request; a library outside the enum is rejected.
+// RUN: trellis-opt %s --trellis-lower-to-llvm | FileCheck %s --check-prefix=DNNL
+// RUN: trellis-opt %s '--trellis-lower-to-llvm=sgemm=cblas' | FileCheck %s --check-prefix=CBLAS
+// RUN: not trellis-opt %s '--trellis-lower-to-llvm=sgemm=mkl' 2>&1 | FileCheck %s --check-prefix=BADLIB
+// DNNL: llvm.func @dnnl_sgemm(
+// DNNL-NOT: @cblas_sgemm
+// CBLAS: llvm.func @cblas_sgemm(
+// CBLAS-NOT: @dnnl_sgemm
+// BADLIB: for the --sgemm option: Cannot find option named 'mkl'!
 
 // ONLY-LLVM-NOT: {{(nn|linalg|tensor|memref|scf|cf|arith|math|func|bufferization)\.}}
 
