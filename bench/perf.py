@@ -10,9 +10,10 @@ Rows (BENCHMARKS.md's shapes):
   mlp       training step, batch 64, 784→1024×4→10, ReLU, softmax
             cross-entropy, SGD 1e-4, 1 thread: value_and_grad + the update,
             against /work/shared/anchors/train_mlp.py; ratio = Trellis time /
-            PyTorch time (target <= 0.8), and GFLOP/s of the 1.52 GFLOP
-            (matmul count) against the 166 GFLOP/s fp32 peak of one core
-            (target >= 50 %).
+            PyTorch time (target <= 0.7, issue 17), and GFLOP/s of the 1.52
+            GFLOP (matmul count) against the host's measured 1-thread 1024²
+            GEMM rate: the best of this run's NumPy and (with the gemm row)
+            Trellis GEMMs (target >= 70 %).
   rev L=8   reversible residual stack (x1, x2 of 8×128×256, F, G = LayerNorm →
             Dense 256→1024 → ReLU → Dense → 256), MSE loss, SGD, 1 thread:
             the loop form of bench/rev_stack.py (reconstructed, not stored)
@@ -20,6 +21,10 @@ Rows (BENCHMARKS.md's shapes):
             ratio = Trellis / PyTorch (target <= 0.8).
   compile   compile_ms (parse → lower → LLVM → runnable) of each model, and of
             the 32-block reversible stack (target <= 2000 ms).
+
+The first lines name the host (CPU model, family/model, vector ISA,
+OPENBLAS_CORETYPE if set) and NumPy's 1-thread 1024² GEMM rate, so that a
+sick anchor is visible before any ratio is read.
 
 Every comparison runs the two sides alternately for --rounds rounds; each
 round's figure is the median of --steps timed steps (trellis-run --repeat, the
@@ -49,10 +54,33 @@ import rev_stack  # noqa: E402  (the IR generator of the Reformer stack)
 
 ANCHORS = "/work/shared/anchors"
 PYTHON = "/usr/bin/python3"
-PEAK_GFLOPS = 166.0  # fp32, one core (TOOLCHAIN.md)
 MLP_SIZES = (784, 1024, 1024, 1024, 1024, 10)
 MLP_BATCH = 64
 MLP_GFLOP = 3 * 2 * MLP_BATCH * sum(a * b for a, b in zip(MLP_SIZES, MLP_SIZES[1:])) / 1e9
+
+
+def host_description():
+    """The CPU model, its vector ISA and the OpenBLAS kernel override, if
+    any: every figure of the table belongs to this host (BENCHMARKS.md)."""
+    model, family, number, flags = "unknown CPU", "?", "?", set()
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            key, value = key.strip(), value.strip()
+            if key == "model name":
+                model = value
+            elif key == "cpu family":
+                family = value
+            elif key == "model":
+                number = value
+            elif key == "flags":
+                flags = set(value.split())
+    isa = [name for name in ("avx2", "fma", "avx512f", "avx512_bf16",
+                             "avx512_vnni", "amx_tile") if name in flags]
+    coretype = os.environ.get("OPENBLAS_CORETYPE")
+    return (f"{model} (family {family} model {number}), {os.cpu_count()} "
+            f"CPUs, ISA {' '.join(isa) or 'baseline x86-64'}"
+            + (f", OPENBLAS_CORETYPE={coretype}" if coretype else ""))
 
 
 def thread_env(threads):
@@ -240,6 +268,15 @@ def main():
     rows, compile_rows = [], []
     print(f"bench/perf.py: {a.rounds} rounds of {a.steps} steps, alternating; "
           f"medians over rounds (min–max)", flush=True)
+    print(f"host: {host_description()}", flush=True)
+    # The anchor's health first (a Debian OpenBLAS that does not know the CPU
+    # runs 2-4x slow): NumPy's 1-thread 1024² GEMM rate.
+    numpy_1t = 2 * 1024 ** 3 / (run_anchor(["-c", NUMPY_GEMM, "1024", str(a.steps)], 1,
+                                           r"ms ([0-9.]+)") * 1e-3) / 1e9
+    print(f"anchor: NumPy 1-thread 1024² fp32 GEMM {numpy_1t:.1f} GFLOP/s", flush=True)
+    # The host's 1-thread GEMM rate (the best of NumPy's and Trellis's
+    # library GEMM) is the reference of the MLP's GFLOP/s, not a fixed peak.
+    gemm_1t = [numpy_1t]
 
     if "gemm" in only:
         n = 1024
@@ -260,6 +297,7 @@ def main():
                          f"{fmt(ratio)} (GFLOP/s ratio, ≥ 0.9)"))
             if threads == 1:
                 compile_rows.append(("GEMM 1024²", s["compile_ms"]))
+                gemm_1t += [statistics.median(ours), statistics.median(theirs)]
             print(rows[-1], flush=True)
 
     if "mlp" in only:
@@ -284,10 +322,11 @@ def main():
         ratio = [o / t for o, t in zip(ours, theirs)]
         gflops = [MLP_GFLOP / (o * 1e-3) for o in ours]
         rows.append(("MLP train step, 1 thread", f"{fmt(ours)} ms",
-                     f"PyTorch {fmt(theirs)} ms", f"{fmt(ratio)} (time ratio, ≤ 0.8)"))
+                     f"PyTorch {fmt(theirs)} ms", f"{fmt(ratio)} (time ratio, ≤ 0.7)"))
+        reference = max(gemm_1t)
         rows.append(("MLP GFLOP/s (1.52 GFLOP/step)", f"{fmt(gflops)}",
-                     f"peak {PEAK_GFLOPS:.0f}",
-                     f"{100 * statistics.median(gflops) / PEAK_GFLOPS:.0f} % of peak (≥ 50 %)"))
+                     f"host 1-thread GEMM {reference:.0f}",
+                     f"{100 * statistics.median(gflops) / reference:.0f} % of it (≥ 70 %)"))
         compile_rows.append(("MLP train step", statistics.median(compile_ms)))
         print(rows[-2], rows[-1], flush=True)
 
