@@ -21,6 +21,13 @@ Rows (BENCHMARKS.md's shapes):
             ratio = Trellis / PyTorch (target <= 0.8).
   compile   compile_ms (parse → lower → LLVM → runnable) of each model, and of
             the 32-block reversible stack (target <= 2000 ms).
+  lm        (off by default: a trellis-run of it compiles for tens of seconds,
+            four per round) bench/transformer_lm.py's Transformer LM step
+            (V = L = D = 256, 4 pre-LN layers, 4 heads, FF 1024, batch 8, Adam)
+            against its PyTorch twin, after the twin check, at 1 and 2
+            threads; ratio of the best-thread times (target <= 0.6) and
+            Trellis's 2-thread speedup (target >= 1.6). Steps per round:
+            --steps / 4, at least 2.
 
 The first lines name the host (CPU model, family/model, vector ISA,
 OPENBLAS_CORETYPE if set) and NumPy's 1-thread 1024² GEMM rate, so that a
@@ -34,7 +41,7 @@ environment of each process (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS,
 TRELLIS_NUM_THREADS), the same for both sides. Not a test: the numbers
 depend on the machine and its load.
 
-Usage: bench/perf.py [--rounds 5] [--steps 20] [--build build] [--only gemm,mlp,rev,compile]
+Usage: bench/perf.py [--rounds 5] [--steps 20] [--build build] [--only gemm,mlp,rev,compile,lm]
 """
 import argparse
 import json
@@ -372,6 +379,14 @@ def main():
         compile_ms = [trellis.run(model, "train_step", inputs, 1, 1)["compile_ms"]
                       for _ in range(max(1, a.rounds // 2))]
         compile_rows.append(("reversible stack L=32 (target ≤ 2000)", statistics.median(compile_ms)))
+
+    if "lm" in only:
+        import transformer_lm  # noqa: E402  (imports this file as `perf`)
+        lm_rows, lm_compile_ms = transformer_lm.measure(trellis, work, transformer_lm.ISSUE,
+                                                        a.rounds, max(2, a.steps // 4))
+        rows += lm_rows
+        compile_rows.append(("Transformer LM step", lm_compile_ms))
+        print(*lm_rows, flush=True)
 
     print()
     print(f"{'benchmark':<34} {'Trellis':<28} {'anchor':<36} ratio")
