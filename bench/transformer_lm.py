@@ -267,6 +267,8 @@ def main():
     p.add_argument("--steps", type=int, default=5)
     p.add_argument("--build", default=os.path.join(HERE, "..", "build"))
     a = p.parse_args()
+    if a.rounds < 1 or a.steps < 1:
+        p.error("--rounds and --steps must be at least 1")
     s = SMALL if a.small else ISSUE
     work = tempfile.mkdtemp(prefix="trellis_lm.")
     print(f"bench/transformer_lm.py: {describe(s)}; {a.rounds} rounds of {a.steps} steps, "
