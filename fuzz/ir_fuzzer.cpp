@@ -88,9 +88,29 @@ bool hasBadDenseI64List(llvm::StringRef text) {
       if (!rest.consume_front("="))
         continue;
       rest = rest.ltrim();
-      // Generic form: an attribute, parsed safely.
-      if (rest.starts_with("array<"))
+      // A well-formed `array<i64[: integers]>` is parsed safely; anything
+      // else after `array<` reaches the same null attribute (a fuzzer
+      // mutation of linalg.reduce's `dimensions = [1]` into `array<` crashed
+      // the parser, 2026-12-01).
+      if (rest.consume_front("array<")) {
+        size_t close = rest.find('>');
+        if (close == llvm::StringRef::npos)
+          return true;
+        llvm::StringRef body = rest.take_front(close).trim();
+        if (!body.consume_front("i64"))
+          return true;
+        body = body.ltrim();
+        if (body.empty())
+          continue;
+        if (!body.consume_front(":"))
+          return true;
+        for (llvm::StringRef element : llvm::split(body, ',')) {
+          int64_t value;
+          if (element.trim().getAsInteger(10, value))
+            return true;
+        }
         continue;
+      }
       if (!rest.consume_front("["))
         return true;
       // Only `[` decimal integers separated by commas `]` is safe.
