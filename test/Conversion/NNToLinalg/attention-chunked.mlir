@@ -2,48 +2,48 @@
 // dimensions (200, or 256 after padding to whole chunks of 64), neither in
 // the lowered tensor code nor after bufferization. The whole lowering
 // (attention-chunk=0) and short sequences hold the 200x200 scores.
-// RUN: trellis-opt %s --ad-differentiate --convert-nn-to-linalg=attention-chunk=64 | FileCheck %s --check-prefix=CHUNKED
-// RUN: trellis-opt %s --ad-differentiate --convert-nn-to-linalg=attention-chunk=64 | FileCheck %s --check-prefix=NOSQUARE
-// RUN: trellis-opt %s --ad-differentiate --convert-nn-to-linalg=attention-chunk=64 --canonicalize --one-shot-bufferize="bufferize-function-boundaries allow-return-allocs-from-loops" | FileCheck %s --check-prefix=BUFFERS
-// RUN: trellis-opt %s --ad-differentiate --convert-nn-to-linalg=attention-chunk=0 | FileCheck %s --check-prefix=WHOLE
-// RUN: trellis-opt %s --ad-differentiate --convert-nn-to-linalg=attention-chunk=256 | FileCheck %s --check-prefix=WHOLE
-// RUN: not trellis-opt %s --convert-nn-to-linalg=attention-chunk=-1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// RUN: trellis-opt %s --ad-differentiate --convert-nn-to-linalg=attention-chunk=64 | FileCheck %s --check-prefix=CHECK-CHUNKED
+// RUN: trellis-opt %s --ad-differentiate --convert-nn-to-linalg=attention-chunk=64 | FileCheck %s --check-prefix=CHECK-NOSQUARE
+// RUN: trellis-opt %s --ad-differentiate --convert-nn-to-linalg=attention-chunk=64 --canonicalize --one-shot-bufferize="bufferize-function-boundaries allow-return-allocs-from-loops" | FileCheck %s --check-prefix=CHECK-BUFFERS
+// RUN: trellis-opt %s --ad-differentiate --convert-nn-to-linalg=attention-chunk=0 | FileCheck %s --check-prefix=CHECK-WHOLE
+// RUN: trellis-opt %s --ad-differentiate --convert-nn-to-linalg=attention-chunk=256 | FileCheck %s --check-prefix=CHECK-WHOLE
+// RUN: not trellis-opt %s --convert-nn-to-linalg=attention-chunk=-1 2>&1 | FileCheck %s --check-prefix=CHECK-NEGATIVE
 
 // The whole output: the NOTs before and after the one positive match, the
 // first 64x64 score tile (so the squared scores are there, chunk-sized).
-// NOSQUARE-NOT: {{(200|256)x(200|256)}}
-// NOSQUARE: -> tensor<1x2x64x64xf32>
-// NOSQUARE-NOT: {{(200|256)x(200|256)}}
+// CHECK-NOSQUARE-NOT: {{(200|256)x(200|256)}}
+// CHECK-NOSQUARE: -> tensor<1x2x64x64xf32>
+// CHECK-NOSQUARE-NOT: {{(200|256)x(200|256)}}
 
-// CHUNKED-LABEL: func.func @loss
+// CHECK-CHUNKED-LABEL: func.func @loss
 // Forward: a loop over query chunks, one over key chunks up to the
 // diagonal, and the masked diagonal tile after it.
-// CHUNKED: scf.for
-// CHUNKED: tensor.extract_slice {{.*}} to tensor<1x64x2x16xf32>
-// CHUNKED: scf.for
-// CHUNKED: linalg.generic
-// CHUNKED: } -> tensor<1x2x64x64xf32>
-// CHUNKED: math.exp
-// CHUNKED-LABEL: func.func private @loss__grad_0_1_2
+// CHECK-CHUNKED: scf.for
+// CHECK-CHUNKED: tensor.extract_slice {{.*}} to tensor<1x64x2x16xf32>
+// CHECK-CHUNKED: scf.for
+// CHECK-CHUNKED: linalg.generic
+// CHECK-CHUNKED: } -> tensor<1x2x64x64xf32>
+// CHECK-CHUNKED: math.exp
+// CHECK-CHUNKED-LABEL: func.func private @loss__grad_0_1_2
 // The VJP (after the forward's recomputation): per query row, Σ dO·O and
 // the log-sum-exp statistics, then the loop over key chunks, and in it the
 // masked diagonal tile and a loop over the later query chunks.
-// CHUNKED: tensor<1x2x256xf32>
-// CHUNKED: scf.for
-// CHUNKED: math.log
-// CHUNKED: scf.yield {{.*}} : tensor<1x2x256xf32>
-// CHUNKED: scf.for {{.*}} -> (tensor<1x256x2x16xf32>, tensor<1x256x2x16xf32>, tensor<1x256x2x16xf32>)
-// CHUNKED: scf.for {{.*}} -> (tensor<1x256x2x16xf32>, tensor<1x64x2x16xf32>, tensor<1x64x2x16xf32>)
+// CHECK-CHUNKED: tensor<1x2x256xf32>
+// CHECK-CHUNKED: scf.for
+// CHECK-CHUNKED: math.log
+// CHECK-CHUNKED: scf.yield {{.*}} : tensor<1x2x256xf32>
+// CHECK-CHUNKED: scf.for {{.*}} -> (tensor<1x256x2x16xf32>, tensor<1x256x2x16xf32>, tensor<1x256x2x16xf32>)
+// CHECK-CHUNKED: scf.for {{.*}} -> (tensor<1x256x2x16xf32>, tensor<1x64x2x16xf32>, tensor<1x64x2x16xf32>)
 
 // One positive check, so the NOTs before and after it cover the whole output.
-// BUFFERS-NOT: {{(200|256)x(200|256)}}
-// BUFFERS: memref.alloc() {{.*}} : memref<1x2x64x64xf32>
-// BUFFERS-NOT: {{(200|256)x(200|256)}}
+// CHECK-BUFFERS-NOT: {{(200|256)x(200|256)}}
+// CHECK-BUFFERS: memref.alloc() {{.*}} : memref<1x2x64x64xf32>
+// CHECK-BUFFERS-NOT: {{(200|256)x(200|256)}}
 
-// WHOLE-NOT: scf.for
-// WHOLE: tensor<1x2x200x200xf32>
+// CHECK-WHOLE-NOT: scf.for
+// CHECK-WHOLE: tensor<1x2x200x200xf32>
 
-// NEGATIVE: attention-chunk must be ≥ 0, got -1
+// CHECK-NEGATIVE: attention-chunk must be ≥ 0, got -1
 
 func.func @loss(%q: tensor<1x200x32xf32>, %k: tensor<1x200x32xf32>,
                 %v: tensor<1x200x32xf32>) -> tensor<f32> {

@@ -9,20 +9,20 @@
 // RUN: %python %S/npy_tool.py save %t/w.npy "np.eye(16, dtype=np.float32) * 0.5"
 // RUN: %python %S/npy_tool.py save %t/b.npy "np.zeros(16, dtype=np.float32)"
 //
-// RUN: not trellis-run %s --entry=use --input=%t/x.npy --input=%t/w.npy --input=%t/b.npy --remat=budget --remat-budget=100000 2>&1 | FileCheck %s --check-prefix=BUDGET
-// BUDGET: ad-remat: budget of 100000 bytes is infeasible
-// BUDGET: trellis-run: error: lowering to the LLVM dialect failed
+// RUN: not trellis-run %s --entry=use --input=%t/x.npy --input=%t/w.npy --input=%t/b.npy --remat=budget --remat-budget=100000 2>&1 | FileCheck %s --check-prefix=CHECK-BUDGET
+// CHECK-BUDGET: ad-remat: budget of 100000 bytes is infeasible
+// CHECK-BUDGET: trellis-run: error: lowering to the LLVM dialect failed
 //
-// RUN: not trellis-run %s --entry=use --remat=sometimes 2>&1 | FileCheck %s --check-prefix=POLICY
-// POLICY: for the --remat option: Cannot find option named 'sometimes'!
-// RUN: not trellis-train %s --data=%t/none.npz --output-dir=%t/o --reduce=sum 2>&1 | FileCheck %s --check-prefix=REDUCE
-// REDUCE: for the --reduce option: Cannot find option named 'sum'!
+// RUN: not trellis-run %s --entry=use --remat=sometimes 2>&1 | FileCheck %s --check-prefix=CHECK-POLICY
+// CHECK-POLICY: for the --remat option: Cannot find option named 'sometimes'!
+// RUN: not trellis-train %s --data=%t/none.npz --output-dir=%t/o --reduce=sum 2>&1 | FileCheck %s --check-prefix=CHECK-REDUCE
+// CHECK-REDUCE: for the --reduce option: Cannot find option named 'sum'!
 //
 // RUN: trellis-run %s --entry=use --input=%t/x.npy --input=%t/w.npy --input=%t/b.npy --output-dir=%t/stored
 // RUN: trellis-run %s --entry=use --input=%t/x.npy --input=%t/w.npy --input=%t/b.npy --remat=every --remat-every=2 --output-dir=%t/every
-// RUN: %python %S/compile_flags.py %t/x.npy %t/w.npy %t/stored/result0.npy %t/every/result0.npy | FileCheck %s --check-prefix=GRAD
-// GRAD: stored: max error {{.*}} vs NumPy f64: ok
-// GRAD: every: max error {{.*}} vs NumPy f64: ok
+// RUN: %python %S/compile_flags.py %t/x.npy %t/w.npy %t/stored/result0.npy %t/every/result0.npy | FileCheck %s --check-prefix=CHECK-GRAD
+// CHECK-GRAD: stored: max error {{.*}} vs NumPy f64: ok
+// CHECK-GRAD: every: max error {{.*}} vs NumPy f64: ok
 
 func.func @chain(%x: tensor<256x16xf32>, %w: tensor<16x16xf32>, %b: tensor<16xf32>) -> tensor<f32> {
   %d0 = nn.dense %x, %w, %b : (tensor<256x16xf32>, tensor<16x16xf32>, tensor<16xf32>) -> tensor<256x16xf32>
