@@ -223,11 +223,7 @@ def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "mlir::ModuleOp"> {
     Option<"sgemm", "sgemm", "::trellis::GemmLibrary",
            /*default=*/"::trellis::GemmLibrary::Cblas",
            "Library of the f32 GEMMs (f64 always uses cblas_dgemm)",
-           [{::llvm::cl::values(
-             clEnumValN(::trellis::GemmLibrary::Cblas, "cblas",
-                        "cblas_sgemm (OpenBLAS)"),
-             clEnumValN(::trellis::GemmLibrary::Dnnl, "dnnl",
-                        "oneDNN's row-major dnnl_sgemm"))}]>
+           [{::trellis::gemmLibraryValues()}]>
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect",

@@ -130,9 +130,7 @@ struct LowerToLLVMPipelineOptions
   Option<trellis::GemmLibrary> sgemm{
       *this, "sgemm", llvm::cl::desc("Library of the f32 GEMMs"),
       llvm::cl::init(trellis::CompileOptions().sgemm),
-      llvm::cl::values(
-          clEnumValN(trellis::GemmLibrary::Cblas, "cblas", "cblas_sgemm"),
-          clEnumValN(trellis::GemmLibrary::Dnnl, "dnnl", "dnnl_sgemm"))};
+      trellis::gemmLibraryValues()};
 
   trellis::CompileOptions toCompileOptions() const {
     trellis::CompileOptions options;

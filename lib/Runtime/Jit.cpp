@@ -46,13 +46,6 @@ static mlir::Operation *findUnconvertedOp(mlir::ModuleOp module) {
   return found;
 }
 
-/// Returns true if the lowered module calls into MPI, itself or through the
-/// collectives runtime (RuntimeSymbols.def).
-static bool callsMpi(mlir::ModuleOp module) {
-  return usesRuntimeLibrary(module, trellis::RuntimeLibrary::Mpi) ||
-         usesRuntimeLibrary(module, trellis::RuntimeLibrary::Collectives);
-}
-
 /// Returns the name of a function the lowered module calls (or takes the
 /// address of) without defining it, that is neither an allocation hook nor
 /// found in the process or the libraries the
@@ -316,7 +309,7 @@ JitModule::compileEntries(mlir::ModuleOp module,
   std::unique_ptr<JitModule> jit(
       new JitModule(std::move(entries), std::move(*engine)));
   // MPI is initialized once per process, before the first collective.
-  jit->communicates = callsMpi(module);
+  jit->communicates = trellis::runtime::communicates(module);
   if (jit->communicates) {
     trellis_coll_init();
     // Every rank compiles: a point where all of them are, for the checks'

@@ -45,6 +45,11 @@ bool trellis::runtime::usesRuntimeLibrary(mlir::ModuleOp module,
   return false;
 }
 
+bool trellis::runtime::communicates(mlir::ModuleOp module) {
+  return usesRuntimeLibrary(module, RuntimeLibrary::Mpi) ||
+         usesRuntimeLibrary(module, RuntimeLibrary::Collectives);
+}
+
 /// `path` if it is not empty, else `builtIn`; an error if that is not an
 /// existing file.
 static llvm::Expected<std::string>
@@ -62,8 +67,7 @@ findLibrary(llvm::StringRef path, llvm::StringRef builtIn, llvm::StringRef what,
 llvm::Error trellis::runtime::appendRuntimeSymbolLibraries(
     mlir::ModuleOp module, const CompileOptions &options,
     llvm::SmallVectorImpl<std::string> &libraries) {
-  if (usesRuntimeLibrary(module, RuntimeLibrary::Mpi) ||
-      usesRuntimeLibrary(module, RuntimeLibrary::Collectives)) {
+  if (communicates(module)) {
     llvm::StringRef mpi = TRELLIS_MPI_LIBRARY_PATH;
     if (mpi.empty() || !llvm::sys::fs::exists(mpi))
       return makeError("the program calls MPI but no MPI library was found "

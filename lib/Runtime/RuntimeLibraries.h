@@ -19,6 +19,10 @@ namespace trellis::runtime {
 /// it.
 bool usesRuntimeLibrary(mlir::ModuleOp module, RuntimeLibrary library);
 
+/// Returns true if the lowered `module` communicates: it calls MPI or the
+/// collectives runtime (which needs MPI).
+bool communicates(mlir::ModuleOp module);
+
 /// Appends to `libraries` the shared libraries behind the runtime symbols
 /// the lowered `module` uses: MPI if it communicates (calls MPI or the
 /// collectives runtime), a CBLAS for the `cblas_*` GEMMs

@@ -38,12 +38,7 @@ int main(int argc, char **argv) {
   cl::opt<trellis::coll::GradientReduction> reduce(
       "reduce", cl::desc("Gradient reduction across MPI ranks"),
       cl::init(trellis::coll::GradientReduction::Mean),
-      cl::values(clEnumValN(trellis::coll::GradientReduction::Mean, "mean",
-                            "The average of the ranks' gradients (default)"),
-                 clEnumValN(trellis::coll::GradientReduction::Adasum, "adasum",
-                            "Adasum (exact butterfly)"),
-                 clEnumValN(trellis::coll::GradientReduction::AdasumApprox,
-                            "adasum-approx", "The psum-based approximation")),
+      trellis::coll::gradientReductionValues(),
       cl::cat(category));
   cl::opt<std::string> outputDir(
       "output-dir", cl::Required,

@@ -43,14 +43,7 @@ struct LoweringFlags {
               llvm::cl::desc("Activations the backward pass stores (ad-remat "
                              "before differentiation)"),
               llvm::cl::init(CompileOptions().remat.policy),
-              llvm::cl::values(
-                  clEnumValN(ad::RematPolicy::Store, "store",
-                             "Every activation (default)"),
-                  clEnumValN(ad::RematPolicy::Every, "every",
-                             "Checkpoint segments of --remat-every layers"),
-                  clEnumValN(ad::RematPolicy::Budget, "budget",
-                             "Least recomputation within --remat-budget "
-                             "bytes")),
+              ad::rematPolicyValues(),
               llvm::cl::cat(category)),
         rematEvery("remat-every",
                    llvm::cl::desc("Layers per checkpointed segment "

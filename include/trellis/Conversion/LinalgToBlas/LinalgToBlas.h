@@ -22,6 +22,14 @@ enum class GemmLibrary {
   Dnnl,
 };
 
+/// The spellings of GemmLibrary, for every option that takes one
+/// (convert-linalg-to-blas' and trellis-lower-to-llvm's `sgemm`).
+inline llvm::cl::ValuesClass gemmLibraryValues() {
+  return llvm::cl::values(
+      clEnumValN(GemmLibrary::Cblas, "cblas", "cblas_sgemm (OpenBLAS)"),
+      clEnumValN(GemmLibrary::Dnnl, "dnnl", "oneDNN's row-major dnnl_sgemm"));
+}
+
 #define GEN_PASS_DECL_CONVERTLINALGTOBLAS
 #define GEN_PASS_DECL_TRELLISPREPARECONTRACTIONS
 #define GEN_PASS_DECL_TRELLISFUSEELEMENTWISE

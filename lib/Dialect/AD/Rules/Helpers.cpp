@@ -31,7 +31,7 @@ Value neg(OpBuilder &b, Value x) {
   return arith::NegFOp::create(b, x.getLoc(), x);
 }
 Value constant(OpBuilder &b, Value like, double value) {
-  return builders::constantLike(b, like.getLoc(), like.getType(), value);
+  return builders::constantLike(b, like.getLoc(), like, value);
 }
 Value keepWhere(OpBuilder &b, Value cond, Value x) {
   return arith::SelectOp::create(b, x.getLoc(), cond, x, constant(b, x, 0.0));
@@ -45,10 +45,10 @@ Value dropWhere(OpBuilder &b, Value cond, Value x) {
 trellis::ad::ReverseLoop trellis::ad::buildReverseLoop(OpBuilder &b, Location loc,
                                           int64_t count, Value lb, Value step,
                                           ValueRange inits) {
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value last = arith::ConstantIndexOp::create(b, loc, count - 1);
-  Value total = arith::ConstantIndexOp::create(b, loc, count);
+  Value zero = builders::indexConst(b, loc, 0);
+  Value one = builders::indexConst(b, loc, 1);
+  Value last = builders::indexConst(b, loc, count - 1);
+  Value total = builders::indexConst(b, loc, count);
   auto loop = scf::ForOp::create(b, loc, zero, total, one, inits);
   Block *body = loop.getBody();
   if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())

@@ -18,6 +18,18 @@ enum class RematPolicy {
   Budget,
 };
 
+/// The spellings of RematPolicy, for every option that takes one (ad-remat's
+/// `policy`, the tools' `--remat`).
+inline llvm::cl::ValuesClass rematPolicyValues() {
+  return llvm::cl::values(
+      clEnumValN(RematPolicy::Store, "store",
+                 "Store every activation (nothing changes)"),
+      clEnumValN(RematPolicy::Every, "every",
+                 "Checkpoint segments of `every` layers"),
+      clEnumValN(RematPolicy::Budget, "budget",
+                 "Least recomputation within `budget` bytes"));
+}
+
 #define GEN_PASS_DECL
 #include "trellis/Dialect/AD/Transforms/Passes.h.inc"
 

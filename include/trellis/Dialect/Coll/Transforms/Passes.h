@@ -18,6 +18,18 @@ enum class GradientReduction {
   AdasumApprox,
 };
 
+/// The spellings of GradientReduction, for every option that takes one
+/// (coll-average-gradients' `reduce`, trellis-train's `--reduce`).
+inline llvm::cl::ValuesClass gradientReductionValues() {
+  return llvm::cl::values(
+      clEnumValN(GradientReduction::Mean, "mean",
+                 "coll.pmean: the average of the ranks' gradients"),
+      clEnumValN(GradientReduction::Adasum, "adasum",
+                 "coll.adasum: the exact Adasum butterfly"),
+      clEnumValN(GradientReduction::AdasumApprox, "adasum-approx",
+                 "The psum-based Adasum approximation"));
+}
+
 /// Returns the option spelling of `reduction` ("mean", "adasum",
 /// "adasum-approx").
 llvm::StringRef stringifyGradientReduction(GradientReduction reduction);
