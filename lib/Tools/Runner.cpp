@@ -3,7 +3,6 @@
 #include "trellis/Tools/Runner.h"
 
 #include "trellis/Runtime/Jit.h"
-#include "trellis/Runtime/MemoryLimit.h"
 #include "trellis/Runtime/Rank.h"
 #include "trellis/Tools/ModuleFile.h"
 #include "trellis/Tools/NpyFiles.h"
@@ -45,8 +44,6 @@ llvm::Error trellis::tools::runTrellisRun(const RunnerOptions &options,
   if (options.repeat == 0)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "--repeat must be at least 1");
-  if (llvm::Error err = setMemoryLimitFromFlag(options.memoryLimit))
-    return err;
   unsigned rank = options.rank;
 
   llvm::Expected<std::unique_ptr<ModuleFile>> file =

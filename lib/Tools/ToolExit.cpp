@@ -3,6 +3,7 @@
 #include "trellis/Tools/ToolExit.h"
 
 #include "trellis/ExecutionEngine/CollectivesRuntime.h"
+#include "trellis/Runtime/MemoryLimit.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -31,10 +32,14 @@ int trellis::tools::finishTool(llvm::StringRef tool, llvm::Error err) {
   return 1;
 }
 
-llvm::Expected<trellis::runtime::RuntimeConfig> trellis::tools::startTool() {
+llvm::Expected<trellis::runtime::RuntimeConfig>
+trellis::tools::startTool(llvm::StringRef memoryLimitFlag) {
   llvm::Expected<runtime::RuntimeConfig> config =
       runtime::RuntimeConfig::fromEnvironment();
-  if (config)
-    runtime::configureProcess(*config);
+  if (!config)
+    return config.takeError();
+  runtime::configureProcess(*config);
+  if (llvm::Error err = runtime::setMemoryLimitFromFlag(memoryLimitFlag))
+    return std::move(err);
   return config;
 }

@@ -64,8 +64,7 @@ int main(int argc, char **argv) {
   options.atol = absTol;
   options.normRtol = normTol;
   options.labels.assign(labels.begin(), labels.end());
-  compileFlags.fill(options.compile);
-  config->applyTo(options.compile);
+  compileFlags.fill(options.compile, *config);
 
   Expected<bool> equivalent = trellis::tools::checkEquivalence(options, outs());
   if (!equivalent)

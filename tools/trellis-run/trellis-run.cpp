@@ -51,12 +51,7 @@ struct CommandLine {
                "repeats) and peak_tensor_bytes"),
       cl::cat(category)};
   trellis::tools::CompileFlags compile{category};
-  cl::opt<std::string> memoryLimit{
-      "memory-limit",
-      cl::desc("Cap on the live tensor bytes of the program, e.g. 4G or "
-               "512M; exceeding it ends the run with a clear error (default: "
-               "TRELLIS_MEMORY_LIMIT, else the memory available)"),
-      cl::value_desc("size"), cl::cat(category)};
+  trellis::tools::MemoryLimitFlag memoryLimit{category};
 };
 } // namespace
 
@@ -71,7 +66,7 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "Trellis JIT runner: runs a function of an MLIR "
                               "module on NumPy .npy inputs\n");
-  auto config = trellis::tools::startTool();
+  auto config = trellis::tools::startTool(commandLine.memoryLimit.value);
   if (!config)
     return trellis::tools::finishTool("trellis-run", config.takeError());
 
@@ -83,9 +78,7 @@ int main(int argc, char **argv) {
   options.outputDir = commandLine.outputDir;
   options.repeat = commandLine.repeat;
   options.printStats = commandLine.stats;
-  commandLine.compile.fill(options.compile);
-  config->applyTo(options.compile);
-  options.memoryLimit = commandLine.memoryLimit;
+  commandLine.compile.fill(options.compile, *config);
   options.rank = config->mpiRank;
 
   return trellis::tools::finishTool(

@@ -5,7 +5,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "trellis/Runtime/MemoryLimit.h"
 #include "trellis/Runtime/RuntimeConfig.h"
 #include "trellis/Tools/CompileFlags.h"
 #include "trellis/Tools/ToolExit.h"
@@ -58,17 +57,12 @@ int main(int argc, char **argv) {
       cl::desc("Progress line every N steps when stdout is not a terminal"),
       cl::init(0), cl::cat(category));
   trellis::tools::CompileFlags compile(category);
-  cl::opt<std::string> memoryLimit(
-      "memory-limit",
-      cl::desc("Cap on the live tensor bytes of the model, e.g. 4G or 512M; "
-               "exceeding it ends the run with a clear error (default: "
-               "TRELLIS_MEMORY_LIMIT, else the memory available)"),
-      cl::value_desc("size"), cl::cat(category));
+  trellis::tools::MemoryLimitFlag memoryLimit(category);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv,
                               "Trellis training driver: trains @train_step of "
                               "a module on a .npz dataset\n");
-  auto config = trellis::tools::startTool();
+  auto config = trellis::tools::startTool(memoryLimit.value);
   if (!config)
     return trellis::tools::finishTool("trellis-train", config.takeError());
 
@@ -84,11 +78,8 @@ int main(int argc, char **argv) {
   options.resume = resume;
   options.evalEvery = evalEvery;
   options.logEvery = logEvery;
-  compile.fill(options.compile);
-  config->applyTo(options.compile);
+  compile.fill(options.compile, *config);
   options.launchedRanks = config->mpiWorldSize;
-  if (llvm::Error err = trellis::runtime::setMemoryLimitFromFlag(memoryLimit))
-    return trellis::tools::finishTool("trellis-train", std::move(err));
   return trellis::tools::finishTool(
       "trellis-train", trellis::train::runTrellisTrain(options, llvm::outs()));
 }

@@ -12,6 +12,7 @@
 #define TRELLIS_TOOLS_COMPILEFLAGS_H
 
 #include "trellis/Pipelines/CompileOptions.h"
+#include "trellis/Runtime/RuntimeConfig.h"
 
 #include "llvm/Support/CommandLine.h"
 
@@ -100,9 +101,12 @@ struct CompileFlags {
                                   "compiles to FILE"),
                    llvm::cl::value_desc("file"), llvm::cl::cat(category)) {}
 
-  /// Sets the fields of `options` that these flags choose.
-  void fill(CompileOptions &options) const {
+  /// Sets the fields of `options` that these flags choose, then what the
+  /// environment adds (`config`: collective checks, library paths).
+  void fill(CompileOptions &options,
+            const runtime::RuntimeConfig &config) const {
     lowering.fill(options);
+    config.applyTo(options);
     options.optLevel = optLevel;
     options.vectorMath = vectorMath;
     options.outlineLoops = outlineLoops;
@@ -114,6 +118,20 @@ struct CompileFlags {
   llvm::cl::opt<bool> vectorMath;
   llvm::cl::opt<bool> outlineLoops;
   llvm::cl::opt<std::string> dumpLLVMIR;
+};
+
+/// `--memory-limit` of the tools that run models (trellis-run, trellis-train);
+/// startTool applies it over TRELLIS_MEMORY_LIMIT.
+struct MemoryLimitFlag {
+  explicit MemoryLimitFlag(llvm::cl::OptionCategory &category)
+      : value("memory-limit",
+              llvm::cl::desc("Cap on the live tensor bytes of the program, "
+                             "e.g. 4G or 512M; exceeding it ends the run with "
+                             "a clear error (default: TRELLIS_MEMORY_LIMIT, "
+                             "else the memory available)"),
+              llvm::cl::value_desc("size"), llvm::cl::cat(category)) {}
+
+  llvm::cl::opt<std::string> value;
 };
 
 } // namespace trellis::tools

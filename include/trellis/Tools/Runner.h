@@ -40,9 +40,6 @@ struct RunnerOptions {
   bool printStats = false;
   /// How the module is compiled (`--attention-chunk`, `--opt-level`, ...).
   CompileOptions compile;
-  /// Cap on live tensor bytes (`--memory-limit`, e.g. "4G"); empty: the
-  /// TRELLIS_MEMORY_LIMIT environment variable, else none.
-  std::string memoryLimit;
   /// This process's MPI rank, for `{rank}` (RuntimeConfig::mpiRank).
   unsigned rank = 0;
 };

@@ -20,8 +20,11 @@ namespace trellis::tools {
 
 /// The start of a tool's main(), after its flags are parsed: reads the
 /// environment (RuntimeConfig::fromEnvironment), applies its process-wide
-/// settings (configureProcess) and returns it, for the compile options.
-llvm::Expected<runtime::RuntimeConfig> startTool();
+/// settings (configureProcess), then a `--memory-limit` flag over
+/// TRELLIS_MEMORY_LIMIT if not empty, and returns the configuration, for
+/// the compile options.
+llvm::Expected<runtime::RuntimeConfig>
+startTool(llvm::StringRef memoryLimitFlag = {});
 
 /// Ends the MPI side of the process, if a program initialized it: finalizes
 /// MPI after a success; after a failure aborts the whole job (MPI_Abort), so
