@@ -72,6 +72,12 @@ static TrellisDType fromDType(DType dtype) {
 
 const char *trellisGetLastError(void) { return lastError.c_str(); }
 
+// TrellisRematPolicy numbers ad::RematPolicy's enumerators in order.
+static_assert(TRELLIS_REMAT_STORE == static_cast<int>(ad::RematPolicy::Store) &&
+              TRELLIS_REMAT_EVERY == static_cast<int>(ad::RematPolicy::Every) &&
+              TRELLIS_REMAT_BUDGET ==
+                  static_cast<int>(ad::RematPolicy::Budget));
+
 void trellisCompileOptionsInit(TrellisCompileOptions *options) {
   if (!options)
     return;
@@ -95,25 +101,15 @@ trellisCompilerCreateWithOptions(const TrellisCompileOptions *given,
     return fail("trellisCompilerCreateWithOptions: null argument");
   if (given->optLevel > 3)
     return fail("the optimization level must be 0, 1, 2 or 3");
-  if (given->attentionChunk < 0)
-    return fail("the attention chunk must not be negative");
-  CompileOptions options;
-  switch (given->remat) {
-  case TRELLIS_REMAT_STORE:
-    options.remat.policy = ad::RematPolicy::Store;
-    break;
-  case TRELLIS_REMAT_EVERY:
-    options.remat.policy = ad::RematPolicy::Every;
-    break;
-  case TRELLIS_REMAT_BUDGET:
-    options.remat.policy = ad::RematPolicy::Budget;
-    break;
-  default:
+  // A negative attention chunk is the lowering's to reject (with its own
+  // message), like every other option value it checks.
+  if (given->remat < TRELLIS_REMAT_STORE || given->remat > TRELLIS_REMAT_BUDGET)
     return fail(("unknown rematerialisation policy " +
                  llvm::Twine(static_cast<int>(given->remat)))
                     .str()
                     .c_str());
-  }
+  CompileOptions options;
+  options.remat.policy = static_cast<ad::RematPolicy>(given->remat);
   if (given->pipeline)
     options.pipeline = given->pipeline;
   options.optLevel = given->optLevel;
