@@ -24,6 +24,8 @@
 
 #include "trellis/ExecutionEngine/CollectivesRuntime.h"
 
+#include "MpiCheck.h"
+
 #include <mpi.h>
 
 #include <algorithm>
@@ -531,6 +533,10 @@ std::string bufferText(StridedMemRefType<int8_t, 1> *text) {
 }
 
 } // namespace
+
+void trellis::collectives::checkMpi(int rc, const char *call) {
+  check(rc, call);
+}
 
 //===----------------------------------------------------------------------===//
 // C entry points

@@ -3,8 +3,9 @@
 // The command-line flags of trellis::CompileOptions, declared once for
 // trellis-run, trellis-train, trellis-equiv and (the lowering's) trellis-aot:
 // each flag is typed like the field it sets, and fill() copies them into a
-// CompileOptions that travels to the passes and the JIT. Construct it in main(), before
-// cl::ParseCommandLineOptions, with the tool's option category.
+// CompileOptions that travels to the passes and the JIT. Construct the flags
+// in main(), before cl::ParseCommandLineOptions, with the tool's option
+// category.
 //
 //===----------------------------------------------------------------------===//
 

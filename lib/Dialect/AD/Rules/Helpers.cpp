@@ -42,9 +42,9 @@ Value dropWhere(OpBuilder &b, Value cond, Value x) {
 
 } // namespace trellis::ad::rules
 
-trellis::ad::ReverseLoop trellis::ad::buildReverseLoop(OpBuilder &b, Location loc,
-                                          int64_t count, Value lb, Value step,
-                                          ValueRange inits) {
+trellis::ad::ReverseLoop
+trellis::ad::buildReverseLoop(OpBuilder &b, Location loc, int64_t count,
+                              Value lb, Value step, ValueRange inits) {
   Value zero = builders::indexConst(b, loc, 0);
   Value one = builders::indexConst(b, loc, 1);
   Value last = builders::indexConst(b, loc, count - 1);
