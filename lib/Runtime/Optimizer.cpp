@@ -136,10 +136,14 @@ unsigned trellis::runtime::outlineLoopsOfLargeFunctions(llvm::Module &module,
                          /*PreserveLCSSA=*/false);
     llvm::CodeExtractorAnalysisCache cache(*function);
     for (llvm::Loop *loop : candidates) {
+      // Allocas allowed: a loop whose body holds a memref.alloca (a
+      // stacksave/alloca/stackrestore per iteration) moves with it; 12 such
+      // loops stayed in the Transformer LM step and kept its glue from
+      // being generated fast.
       llvm::CodeExtractor extractor(
           loop->getBlocks(), &dominators, /*AggregateArgs=*/false,
           /*BFI=*/nullptr, /*BPI=*/nullptr, &assumptions,
-          /*AllowVarArgs=*/false, /*AllowAlloca=*/false,
+          /*AllowVarArgs=*/false, /*AllowAlloca=*/true,
           /*AllocationBlock=*/nullptr, /*Suffix=*/"loop");
       if (!extractor.isEligible())
         continue;
@@ -154,6 +158,27 @@ unsigned trellis::runtime::outlineLoopsOfLargeFunctions(llvm::Module &module,
     }
   }
   return outlined;
+}
+
+unsigned
+trellis::runtime::markLargeStraightLineFunctions(llvm::Module &module,
+                                                 unsigned minInstructions) {
+  unsigned marked = 0;
+  for (llvm::Function &function : module) {
+    if (function.isDeclaration() ||
+        function.hasFnAttribute(llvm::Attribute::OptimizeNone) ||
+        function.hasFnAttribute(llvm::Attribute::AlwaysInline) ||
+        function.getInstructionCount() < minInstructions)
+      continue;
+    llvm::DominatorTree dominators(function);
+    llvm::LoopInfo loops(dominators);
+    if (!loops.empty())
+      continue;
+    function.addFnAttr(llvm::Attribute::OptimizeNone);
+    function.addFnAttr(llvm::Attribute::NoInline);
+    ++marked;
+  }
+  return marked;
 }
 
 std::function<llvm::Error(llvm::Module *)>
@@ -215,6 +240,10 @@ trellis::runtime::makeJitOptimizer(unsigned optLevel,
       passes = builder.buildPerModuleDefaultPipeline(levels[optLevel]);
     }
     passes.run(*module, mam);
+    // Optimized; what is left of the entries between their loops is code
+    // generated quickly.
+    if (optLevel > 0)
+      markLargeStraightLineFunctions(*module, kMinStraightLineInstructions);
     return llvm::Error::success();
   };
 }

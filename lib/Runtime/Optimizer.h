@@ -32,7 +32,9 @@ namespace trellis::runtime {
 /// than kMaxLoopsPerFunction loops have their loops outlined
 /// (outlineLoopsOfLargeFunctions); then every function the engine calls
 /// through a packed wrapper `_mlir_<name>` becomes internal and is inlined
-/// into the wrapper, so that its code is generated once.
+/// into the wrapper, so that its code is generated once. After the
+/// pipeline, large functions without loops are marked for -O0 code
+/// generation (markLargeStraightLineFunctions).
 ///
 /// With `vectorMath`, the vectorizer may turn calls of exp, log, tanh, erf,
 /// erfc (f32 and f64) in loops into calls of their vector variants in glibc's
@@ -64,6 +66,27 @@ inline constexpr unsigned kMaxLoopsPerFunction = 128;
 /// does not fuse loops, and the buffers come from opaque allocation calls
 /// either way.
 unsigned outlineLoopsOfLargeFunctions(llvm::Module &module, unsigned maxLoops);
+
+/// Functions without loops of at least this many instructions, after the
+/// optimizer, are generated as at -O0 (markLargeStraightLineFunctions).
+inline constexpr unsigned kMinStraightLineInstructions = 1024;
+
+/// Marks each optimized function of `module` that has no loop and at least
+/// `minInstructions` instructions `optnone` (and `noinline`, which optnone
+/// needs), so that code generation treats it as at -O0: fast instruction
+/// selection, no DAG combining, no scheduling. Returns how many it marked.
+/// Run after the IR optimizer, so the IR itself stays optimized.
+///
+/// Why: such a function is the glue of a large entry once its loops are
+/// outlined (outlineLoopsOfLargeFunctions): unpacking hundreds of arguments,
+/// allocations, library and loop calls, storing the results, run once per
+/// call. Its basic blocks are thousands of instructions long, and the
+/// SelectionDAG combiner's store merging is quadratic in a block's memory
+/// operations: the packed wrapper of the 4-layer Transformer LM step of
+/// bench/transformer_lm.py (215 arguments, 215 results) took 20.9 s of
+/// `llc -O3` alone, 1.3 s marked (docs/performance.md).
+unsigned markLargeStraightLineFunctions(llvm::Module &module,
+                                        unsigned minInstructions);
 
 /// The path of the shared library of vector math functions for this host
 /// ("" if there is none): glibc's libmvec on x86-64, resolved once.

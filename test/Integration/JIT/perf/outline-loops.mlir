@@ -8,12 +8,16 @@
 // the outlined functions are there (and absent with --outline-loops=false),
 // the gradient of the outlined code matches central finite differences of the
 // loss (1e-6 relative, gradcheck.py), and the step's results equal those of
-// the code compiled without outlining to 1e-13 relative.
+// the code compiled without outlining to 1e-13 relative. What is left of the
+// step's wrapper is straight-line code of over 1024 instructions, generated
+// as at -O0 (`optnone`, markLargeStraightLineFunctions); with its loops in
+// it, it is not.
 // REQUIRES: numpy
 // RUN: %python %S/outline_loops.py %s %t | FileCheck %s
 
 // CHECK: OUTLINED step: {{[1-9][0-9]+}} loops, all noinline
-// CHECK: NOT OUTLINED step: 0 loops with --outline-loops=false
+// CHECK: GLUE step: _mlir_step optnone
+// CHECK: NOT OUTLINED step: 0 loops with --outline-loops=false, _mlir_step not optnone
 // CHECK: PASS step.
 // CHECK: PASS stack.a0_wq:
 // CHECK: ALL CHECKS PASSED

@@ -6,7 +6,11 @@ Usage: outline_loops.py MODEL.mlir WORKDIR. Prints
   (CodeExtractor names them step.loop, step.loop.1, ...) in the optimized
   LLVM IR of a default run, each carrying `noinline` (or the optimizer's
   inliner would undo the outlining);
-* "NOT OUTLINED step: 0 loops with --outline-loops=false";
+* "GLUE step: _mlir_step optnone": what is left of the step once its loops
+  are outlined is straight-line code, generated as at -O0
+  (markLargeStraightLineFunctions);
+* "NOT OUTLINED step: 0 loops with --outline-loops=false", and the wrapper,
+  which then holds the loops, not optnone;
 * "PASS|FAIL step.<i>": the step's results with outlining against those
   without, relative 1e-13 (both are the same loops, compiled alone or in
   one function; the vectorizer may interleave a reduction differently);
@@ -44,16 +48,24 @@ inputs += [gc.randn(1, L, D) for _ in range(3)]
 
 
 def outlined(ll_path, entry):
-    """(number of outlined loop functions of `entry`, all of them noinline)."""
+    """(number of outlined loop functions of `entry`, all of them noinline,
+    the wrapper _mlir_<entry> optnone)."""
     with open(ll_path) as f:
         text = f.read()
     groups = dict(re.findall(r"^attributes (#\d+) = \{([^}]*)\}", text, re.M))
+
+    def has(attrs, name):
+        return name in attrs.split() or any(
+            name in groups.get(g, "").split() for g in re.findall(r"#\d+", attrs))
+
     defs = re.findall(r"^define [^\n]*@" + entry + r"\.loop(?:\.\d+)?\([^\n]*\)"
                       r"([^{\n]*)\{", text, re.M)
-    noinline = all("noinline" in attrs or any(
-        "noinline" in groups.get(g, "") for g in re.findall(r"#\d+", attrs))
-        for attrs in defs)
-    return len(defs), noinline
+    wrapper = re.findall(r"^define [^\n]*@_mlir_" + entry + r"\([^\n]*\)([^{\n]*)\{",
+                         text, re.M)
+    if len(wrapper) != 1:
+        sys.exit(f"FAIL: {len(wrapper)} definitions of @_mlir_{entry}")
+    return (len(defs), all(has(attrs, "noinline") for attrs in defs),
+            has(wrapper[0], "optnone"))
 
 
 def run_step(tag, flags):
@@ -67,11 +79,13 @@ def run_step(tag, flags):
 
 
 os.makedirs(workdir, exist_ok=True)
-with_outlining, (count, noinline) = run_step("outlined", [])
+with_outlining, (count, noinline, glue) = run_step("outlined", [])
 print(f"OUTLINED step: {count} loops, "
       f"{'all noinline' if noinline else 'NOT all noinline'}")
-without, (count_off, _) = run_step("inline", ["--outline-loops=false"])
-print(f"NOT OUTLINED step: {count_off} loops with --outline-loops=false")
+print(f"GLUE step: _mlir_step {'optnone' if glue else 'NOT optnone'}")
+without, (count_off, _, glue_off) = run_step("inline", ["--outline-loops=false"])
+print(f"NOT OUTLINED step: {count_off} loops with --outline-loops=false, "
+      f"_mlir_step {'optnone' if glue_off else 'not optnone'}")
 for i, (got, want) in enumerate(zip(with_outlining, without)):
     gc.close(f"step.{i}", got, want, rtol=1e-13, dtype=np.float64)
 
