@@ -9,6 +9,7 @@
 //   --remat/...           -> remat              -> ad-remat
 //   --reduce (trainer)    -> gradientReduction  -> coll-average-gradients
 //   (host choice)         -> sgemm              -> convert-linalg-to-blas
+//   --profile             -> profile            -> trellis-profile-ops, the JIT
 //   --opt-level, --vector-math, --outline-loops, --dump-llvm-ir -> the JIT
 //
 // buildLowerToLLVMPipeline (Pipelines.h) turns the first group into passes;
@@ -65,6 +66,10 @@ struct CompileOptions {
   std::optional<GradientReductionOptions> gradientReduction;
   /// The library of f32 GEMMs (f64 GEMMs always call cblas_dgemm).
   GemmLibrary sgemm = GemmLibrary::Dnnl;
+  /// Time every library call, linalg op, copy and allocation of the
+  /// lowered code (trellis-profile-ops); JitModule::getProfile reports it
+  /// per source op and per class (docs/profiling.md).
+  bool profile = false;
   /// A lowering of one's own instead of the Trellis one: pass-pipeline text
   /// anchored on builtin.module (e.g. "convert-func-to-llvm,
   /// reconcile-unrealized-casts"). The options above then do not apply.
