@@ -8,6 +8,7 @@
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ExecutionEngine/Orc/Core.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -165,19 +166,30 @@ extern "C" void _mlir_memref_to_llvm_free(void *ptr) {
   std::free(ptr);
 }
 
+/// The hooks' addresses under their names, as `interner` mangles them.
+static llvm::orc::SymbolMap
+getAllocHookSymbols(llvm::orc::MangleAndInterner interner) {
+  llvm::orc::SymbolMap symbols;
+  auto add = [&](llvm::StringRef name, auto *function) {
+    symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(function),
+                               llvm::JITSymbolFlags::Exported};
+  };
+  add("_mlir_memref_to_llvm_alloc", &_mlir_memref_to_llvm_alloc);
+  add("_mlir_memref_to_llvm_aligned_alloc",
+      &_mlir_memref_to_llvm_aligned_alloc);
+  add("_mlir_memref_to_llvm_free", &_mlir_memref_to_llvm_free);
+  return symbols;
+}
+
 void trellis::runtime::registerAllocHooks(mlir::ExecutionEngine &engine) {
-  engine.registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap symbols;
-    auto add = [&](llvm::StringRef name, auto *function) {
-      symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(function),
-                                 llvm::JITSymbolFlags::Exported};
-    };
-    add("_mlir_memref_to_llvm_alloc", &_mlir_memref_to_llvm_alloc);
-    add("_mlir_memref_to_llvm_aligned_alloc",
-        &_mlir_memref_to_llvm_aligned_alloc);
-    add("_mlir_memref_to_llvm_free", &_mlir_memref_to_llvm_free);
-    return symbols;
-  });
+  engine.registerSymbols(getAllocHookSymbols);
+}
+
+void trellis::runtime::registerAllocHooks(llvm::orc::LLJIT &jit) {
+  llvm::orc::JITDylib &main = jit.getMainJITDylib();
+  llvm::cantFail(main.define(llvm::orc::absoluteSymbols(getAllocHookSymbols(
+      llvm::orc::MangleAndInterner(jit.getExecutionSession(),
+                                   jit.getDataLayout())))));
 }
 
 uint64_t trellis::runtime::getLiveBytes() {

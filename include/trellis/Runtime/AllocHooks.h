@@ -25,6 +25,10 @@ namespace mlir {
 class ExecutionEngine;
 } // namespace mlir
 
+namespace llvm::orc {
+class LLJIT;
+} // namespace llvm::orc
+
 extern "C" {
 /// `malloc` for JIT code; the block is recorded as live.
 void *_mlir_memref_to_llvm_alloc(size_t size);
@@ -48,6 +52,10 @@ void configureAllocator(const RuntimeConfig &config);
 /// Makes the three hooks above resolve, in code run by `engine`, to the
 /// definitions in this library.
 void registerAllocHooks(mlir::ExecutionEngine &engine);
+
+/// The same for code linked by `jit` (in its main JITDylib): a compile
+/// cache hit (CompiledCode.h).
+void registerAllocHooks(llvm::orc::LLJIT &jit);
 
 /// Returns the bytes currently allocated through the hooks and not freed.
 uint64_t getLiveBytes();
