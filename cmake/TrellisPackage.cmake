@@ -5,7 +5,7 @@
 include(CMakePackageConfigHelpers)
 include(GNUInstallDirs)
 
-set(TRELLIS_PACKAGE_VERSION 0.1.0)
+set(TRELLIS_PACKAGE_VERSION ${PROJECT_VERSION})
 set(TRELLIS_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/trellis)
 
 install(TARGETS TrellisAPI TrellisCAPI TrellisAotRuntime
