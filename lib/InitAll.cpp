@@ -35,6 +35,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -44,6 +45,7 @@
 #include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -53,6 +55,8 @@
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MPIToLLVM/MPIToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
+#include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
@@ -65,7 +69,8 @@ void trellis::registerAllDialects(mlir::DialectRegistry &registry) {
                   bufferization::BufferizationDialect, cf::ControlFlowDialect,
                   DLTIDialect, func::FuncDialect, index::IndexDialect,
                   linalg::LinalgDialect, LLVM::LLVMDialect, math::MathDialect,
-                  memref::MemRefDialect, mpi::MPIDialect, scf::SCFDialect,
+                  memref::MemRefDialect, mpi::MPIDialect,
+                  omp::OpenMPDialect, scf::SCFDialect,
                   tensor::TensorDialect, ub::UBDialect,
                   vector::VectorDialect>();
 
@@ -91,11 +96,13 @@ void trellis::registerAllDialects(mlir::DialectRegistry &registry) {
   mpi::registerConvertMPIToLLVMInterface(registry);
   registerMPIMemoryEffectModels(registry);
   registerConvertMemRefToLLVMInterface(registry);
+  registerConvertOpenMPToLLVMInterface(registry);
   ub::registerConvertUBToLLVMInterface(registry);
   LLVM::registerInlinerInterface(registry);
 
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+  registerOpenMPDialectTranslation(registry);
 }
 
 void trellis::registerAllPasses() {
@@ -106,6 +113,9 @@ void trellis::registerAllPasses() {
   registerTrellisFuseElementwise();
   registerConvertLinalgToBlas();
   registerFixOpenMPISymbols();
+  registerTrellisParallelizeLinalg();
+  registerTrellisInlineAllocaScopes();
+  registerTrellisProfileOps();
   coll::registerTrellisCollPasses();
   ad::registerTrellisADPasses();
   registerPipelines();
@@ -120,6 +130,7 @@ void trellis::registerAllPasses() {
   registerLowerAffinePass();
   registerReconcileUnrealizedCastsPass();
   registerSCFToControlFlowPass();
+  registerConvertSCFToOpenMPPass();
   registerConvertFuncToLLVMPass();
   registerArithToLLVMConversionPass();
   registerConvertMathToLLVMPass();

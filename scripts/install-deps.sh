@@ -18,6 +18,9 @@ PACKAGES=(
   # BLAS for matmul-heavy ops and for the NumPy/PyTorch references; oneDNN for
   # the f32 GEMMs (docs/performance.md).
   libopenblas-dev libopenblas0-pthread libdnnl-dev
+  # LLVM's OpenMP runtime (libomp.so.5) for the parallel loops of the lowering
+  # (convert-scf-to-openmp; docs/performance.md, "Threads").
+  libomp-22-dev
   # Unit tests of the embedding API (unittests/).
   libgtest-dev
   # Reference computations in tests (Debian's python, not the one first on PATH).

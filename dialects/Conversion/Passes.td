@@ -232,4 +232,109 @@ def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "mlir::ModuleOp"> {
   ];
 }
 
+def TrellisParallelizeLinalg : Pass<"trellis-parallelize-linalg",
+                                    "mlir::func::FuncOp"> {
+  let summary = "Lower linalg ops with enough work to loops whose leading "
+                "parallel loops are one scf.parallel";
+  let description = [{
+    Runs on bufferized code before `convert-linalg-to-loops`. A linalg op
+    with static loop ranges whose first loops are parallel and whose
+    iteration space has at least `min-iterations` points becomes the loop
+    nest of upstream's `linalgOpToLoops`, with its leading parallel loops
+    (up to the first reduction loop) fused into one `scf.parallel`:
+    `convert-scf-to-openmp` then makes it an OpenMP worksharing loop
+    (`omp.parallel` + `omp.wsloop`), so elementwise maps, row reductions and
+    attention's softmax rows are shared among the threads
+    (`OMP_NUM_THREADS`, set from `TRELLIS_NUM_THREADS`). The inner loops
+    stay sequential and are vectorized by LLVM as before.
+
+    Not parallelized: ops with dynamic sizes, ops whose first loop is a
+    reduction (column sums: their rows would need a parallel reduction),
+    ops whose parallel loops have a single iteration, and ops below
+    `min-iterations` (the fork and join of a parallel region costs a few
+    microseconds). Those, and everything else, are left to
+    `convert-linalg-to-loops`; `min-iterations=0` parallelizes nothing.
+
+    Example (`min-iterations` 1024):
+
+    ```mlir
+    linalg.generic {iterator_types = ["parallel", "parallel"], ...}
+        ins(%x : memref<64x128xf32>) outs(%y : memref<64x128xf32>) {...}
+    // becomes
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c128) step (%c1, %c1) {
+      %v = memref.load %x[%i, %j] : memref<64x128xf32>
+      ...
+      memref.store %r, %y[%i, %j] : memref<64x128xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"minIterations", "min-iterations", "int64_t",
+           /*default=*/"::trellis::kMinParallelIterations",
+           "Iterations of an op's loop body below which it stays sequential "
+           "(0: parallelize nothing)">
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect",
+                           "mlir::affine::AffineDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
+def TrellisInlineAllocaScopes : Pass<"trellis-inline-alloca-scopes",
+                                     "mlir::func::FuncOp"> {
+  let summary = "Inline the memref.alloca_scope ops that allocate nothing";
+  let description = [{
+    `convert-scf-to-openmp` wraps the body of each worksharing loop in a
+    `memref.alloca_scope`, whose region must stay one block, so that
+    `convert-scf-to-cf` then fails on the sequential loops inside ("expects
+    region #0 to have 0 or 1 blocks"). The bodies
+    `trellis-parallelize-linalg` makes allocate nothing on the stack; this
+    pass inlines such scopes (upstream's `memref.alloca_scope`
+    canonicalization, alone: no folding, no other patterns), and runs
+    between the two.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
+def TrellisProfileOps : Pass<"trellis-profile-ops", "mlir::ModuleOp"> {
+  let summary = "Bracket each GEMM call, linalg op, copy and allocation of "
+                "bufferized code with profiler hooks";
+  let description = [{
+    Instrumentation for `trellis-run --profile` and `trellis-train --profile`
+    (docs/profiling.md). Runs on bufferized code after
+    `convert-linalg-to-blas` and before `convert-linalg-to-loops`, where one
+    op is one piece of work: every
+
+    * call of a GEMM library (class `gemm`) or of the collectives runtime,
+      and every `mpi` op (`collective`);
+    * linalg op: a contraction left to loops (`loop-contraction`), an op
+      with a reduction loop (`reduction`), `linalg.fill` (`fill`),
+      `linalg.copy` / `linalg.transpose` (`copy`), any other
+      (`elementwise`);
+    * `memref.copy` (`copy`), `memref.alloc`, `memref.realloc`,
+      `memref.dealloc` (`allocation`)
+
+    is a site: it gets a `func.call @trellis_profile_begin(%site)` before it
+    and a `func.call @trellis_profile_end(%site)` after it, `%site` an `i64`
+    constant. The module attribute `trellis.profile_sites` lists the sites
+    in order as `[class, location]`; the location is the op's (after
+    inlining, a `callsite` whose callee is the source op), so the profiler
+    can name the `nn`/`ad` op each piece of work came from. Ops inside
+    loops are timed per execution; loop control and the code between sites
+    are not timed (the profiler reports them as the rest of the step).
+
+    Example:
+
+    ```mlir
+    linalg.fill ins(%zero : f32) outs(%buf : memref<64xf32>)
+    // becomes
+    %site = arith.constant 3 : i64
+    func.call @trellis_profile_begin(%site) : (i64) -> ()
+    linalg.fill ins(%zero : f32) outs(%buf : memref<64xf32>)
+    func.call @trellis_profile_end(%site) : (i64) -> ()
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect"];
+}
+
 #endif // TRELLIS_CONVERSION_PASSES

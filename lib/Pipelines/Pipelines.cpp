@@ -21,6 +21,7 @@
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -95,7 +96,18 @@ void trellis::buildLowerToLLVMPipeline(OpPassManager &pm,
   ConvertLinalgToBlasOptions linalgToBlas;
   linalgToBlas.sgemm = options.sgemm;
   pm.addPass(createConvertLinalgToBlas(linalgToBlas));
+  // One op is one piece of work here: the place to time them.
+  if (options.profile)
+    pm.addPass(createTrellisProfileOps());
+  // Ops with enough work get a parallel loop band, which becomes an OpenMP
+  // worksharing loop; the rest are sequential loops.
+  if (options.parallelLoops)
+    pm.addNestedPass<func::FuncOp>(createTrellisParallelizeLinalg());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  if (options.parallelLoops) {
+    pm.addPass(createConvertSCFToOpenMPPass());
+    pm.addNestedPass<func::FuncOp>(createTrellisInlineAllocaScopes());
+  }
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
@@ -127,6 +139,16 @@ struct LowerToLLVMPipelineOptions
       llvm::cl::desc("Check before every collective that all ranks agree "
                      "on it"),
       llvm::cl::init(trellis::CompileOptions().checkCollectives)};
+  Option<bool> parallelLoops{
+      *this, "parallel-loops",
+      llvm::cl::desc("OpenMP worksharing loops for linalg ops with enough "
+                     "work (trellis-parallelize-linalg)"),
+      llvm::cl::init(trellis::CompileOptions().parallelLoops)};
+  Option<bool> profile{
+      *this, "profile",
+      llvm::cl::desc("Bracket GEMM calls, linalg ops, copies and "
+                     "allocations with profiler hooks (trellis-profile-ops)"),
+      llvm::cl::init(trellis::CompileOptions().profile)};
   Option<trellis::GemmLibrary> sgemm{
       *this, "sgemm", llvm::cl::desc("Library of the f32 GEMMs"),
       llvm::cl::init(trellis::CompileOptions().sgemm),
@@ -137,6 +159,8 @@ struct LowerToLLVMPipelineOptions
     options.attentionChunk = attentionChunk;
     options.checkCollectives = checkCollectives;
     options.sgemm = sgemm;
+    options.profile = profile;
+    options.parallelLoops = parallelLoops;
     return options;
   }
 };

@@ -12,6 +12,7 @@
 #include "RuntimeError.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "llvm/Support/FileSystem.h"
 
 using namespace trellis;
@@ -45,6 +46,16 @@ bool trellis::runtime::usesRuntimeLibrary(mlir::ModuleOp module,
   return false;
 }
 
+bool trellis::runtime::usesOpenMP(mlir::ModuleOp module) {
+  return module
+      .walk([](mlir::Operation *op) {
+        return llvm::isa<mlir::omp::OpenMPDialect>(op->getDialect())
+                   ? mlir::WalkResult::interrupt()
+                   : mlir::WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 bool trellis::runtime::communicates(mlir::ModuleOp module) {
   return usesRuntimeLibrary(module, RuntimeLibrary::Mpi) ||
          usesRuntimeLibrary(module, RuntimeLibrary::Collectives);
@@ -73,6 +84,14 @@ llvm::Error trellis::runtime::appendRuntimeSymbolLibraries(
       return makeError("the program calls MPI but no MPI library was found "
                        "when Trellis was built");
     libraries.push_back(mpi.str());
+  }
+  if (usesOpenMP(module)) {
+    llvm::StringRef omp = TRELLIS_OMP_LIBRARY_PATH;
+    if (omp.empty() || !llvm::sys::fs::exists(omp))
+      return makeError("the program has parallel loops but LLVM's OpenMP "
+                       "runtime was not found when Trellis was built "
+                       "(install libomp-22-dev, or --parallel-loops=false)");
+    libraries.push_back(omp.str());
   }
   if (usesRuntimeLibrary(module, RuntimeLibrary::Cblas)) {
     llvm::Expected<std::string> path =

@@ -23,6 +23,10 @@ bool usesRuntimeLibrary(mlir::ModuleOp module, RuntimeLibrary library);
 /// collectives runtime (which needs MPI).
 bool communicates(mlir::ModuleOp module);
 
+/// True if the lowered `module` has OpenMP ops (parallel loops): the JIT
+/// then loads LLVM's OpenMP runtime, libomp.
+bool usesOpenMP(mlir::ModuleOp module);
+
 /// Appends to `libraries` the shared libraries behind the runtime symbols
 /// the lowered `module` uses: MPI if it communicates (calls MPI or the
 /// collectives runtime), a CBLAS for the `cblas_*` GEMMs

@@ -1,7 +1,7 @@
 //===- trellis-run.cpp - Run a function of an MLIR module on the CPU -----===//
 //
 //   trellis-run FILE.mlir --entry=NAME [--input=A.npy]... [--output-dir=DIR]
-//               [--repeat=N] [--stats]
+//               [--repeat=N] [--stats] [--profile]
 //
 // Lowers the module with the Trellis pipeline, JIT-compiles it and calls the
 // entry on the inputs. All the work is in lib/Tools (Runner.h); this file
@@ -48,9 +48,11 @@ struct CommandLine {
   cl::opt<bool> stats{
       "stats",
       cl::desc("Print one JSON line with compile_ms, run_ms (median over the "
-               "repeats) and peak_tensor_bytes"),
+               "repeats), peak_tensor_bytes and compile_phases (mlir_ms, "
+               "llvm_ms, cache_ms, cache: hit, miss or off)"),
       cl::cat(category)};
   trellis::tools::CompileFlags compile{category};
+  trellis::tools::ProfileFlag profile{category};
   trellis::tools::MemoryLimitFlag memoryLimit{category};
 };
 } // namespace
@@ -79,6 +81,7 @@ int main(int argc, char **argv) {
   options.repeat = commandLine.repeat;
   options.printStats = commandLine.stats;
   commandLine.compile.fill(options.compile, *config);
+  commandLine.profile.fill(options.compile);
   options.rank = config->mpiRank;
 
   return trellis::tools::finishTool(

@@ -5,7 +5,9 @@
 
 #include "trellis/Conversion/CollToMPI/CollToMPI.h"
 #include "trellis/Conversion/LinalgToBlas/LinalgToBlas.h"
+#include "trellis/Conversion/LinalgToLoops/ParallelizeLinalg.h"
 #include "trellis/Conversion/NNToLinalg/NNToLinalg.h"
+#include "trellis/Conversion/Profile/ProfileOps.h"
 
 namespace trellis {
 

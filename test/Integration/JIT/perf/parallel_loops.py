@@ -1,0 +1,54 @@
+"""Parallel loops against sequential loops and NumPy; see parallel-loops.mlir.
+
+Usage: parallel_loops.py MODEL.mlir WORKDIR. Prints
+
+* "OPENMP default: forks" / "OPENMP --parallel-loops=false: no forks":
+  whether the optimized LLVM IR (--dump-llvm-ir) calls __kmpc_fork_call;
+* "PASS|FAIL block.same": the results on 2 OpenMP threads with parallel
+  loops equal those of the sequential loops bit for bit;
+* "PASS|FAIL block.ref": both results against float64 NumPy (run.py's
+  tolerance).
+"""
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..",
+                                "lib"))
+from trellis_testing import reference as ref  # noqa: E402
+from trellis_testing.run import Session, run_entry  # noqa: E402
+
+s = Session.from_argv(seed=7)
+B, L, D = 16, 64, 128
+x = s.randn(B, L, D)
+scale = 1.0 + 0.1 * s.randn(D)
+offset = 0.1 * s.randn(D)
+q = s.randn(B, L, D)
+k = s.randn(B, L, D)
+inputs = [x, scale, offset, q, k]
+env = dict(os.environ, OMP_NUM_THREADS="2", TRELLIS_NUM_THREADS="2")
+
+
+def run(tag, flags):
+    ll = os.path.join(s.workdir, f"{tag}.ll")
+    results, _ = run_entry(s.model, "block", inputs, s.workdir, tag=tag,
+                           extra=[f"--dump-llvm-ir={ll}"] + flags, env=env)
+    with open(ll) as f:
+        forks = "__kmpc_fork_call" in f.read()
+    return results, forks
+
+
+parallel, forks = run("parallel", [])
+print(f"OPENMP default: {'forks' if forks else 'no forks'}")
+sequential, forks_off = run("sequential", ["--parallel-loops=false"])
+print(f"OPENMP --parallel-loops=false: {'forks' if forks_off else 'no forks'}")
+s.expect("block.same",
+         all(np.array_equal(p, q) for p, q in zip(parallel, sequential)),
+         "2 OpenMP threads against sequential loops, bit for bit")
+h = ref.gelu(ref.layer_norm(x, scale, offset)) + x
+want = [ref.attention(q, k, h, 4, causal=True), ref.softmax(h)]
+for got in (parallel, sequential):
+    s.close("block.ref", got[0], want[0])
+    s.close("block.ref", got[1], want[1])
+s.finish()
