@@ -18,6 +18,7 @@
 #include "llvm/Passes/OptimizationLevel.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/IPO/MergeFunctions.h"
 #include "llvm/Transforms/Utils/CodeExtractor.h"
 #include "llvm/Transforms/Utils/LoopSimplify.h"
 
@@ -232,8 +233,11 @@ trellis::runtime::makeJitOptimizer(unsigned optLevel,
         }
       passes = builder.buildO0DefaultPipeline(llvm::OptimizationLevel::O0);
     } else {
-      if (outlineLoops)
+      if (outlineLoops) {
         outlineLoopsOfLargeFunctions(*module, kMaxLoopsPerFunction);
+        // The same loop of every layer is now the same function: keep one.
+        llvm::MergeFunctionsPass::runOnModule(*module);
+      }
       // After outlining: the outlined functions inherit the attributes of
       // the function they come from.
       internalizeWrappedFunctions(*module);

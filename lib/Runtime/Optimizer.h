@@ -30,7 +30,12 @@ namespace trellis::runtime {
 ///
 /// At 1-3, before the pipeline: with `outlineLoops`, functions with more
 /// than kMaxLoopsPerFunction loops have their loops outlined
-/// (outlineLoopsOfLargeFunctions); then every function the engine calls
+/// (outlineLoopsOfLargeFunctions), and LLVM's MergeFunctions keeps one of
+/// each set of identical functions: the same loop of every layer of a deep
+/// model, which takes its buffers as arguments, is then optimized and
+/// compiled once (the 4-layer Transformer LM step: LLVM time 3.2 s -> 1.2 s
+/// without parallel loops, 4.7 s -> 2.7 s with them); then every function
+/// the engine calls
 /// through a packed wrapper `_mlir_<name>` becomes internal and is inlined
 /// into the wrapper, so that its code is generated once. After the
 /// pipeline, large functions without loops are marked for -O0 code

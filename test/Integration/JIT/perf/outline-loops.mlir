@@ -16,6 +16,7 @@
 // RUN: %python %S/outline_loops.py %s %t | FileCheck %s
 
 // CHECK: OUTLINED step: {{[1-9][0-9]+}} loops, all noinline
+// CHECK: MERGED step: 0 outlined loops with the body of another
 // CHECK: GLUE step: _mlir_step optnone
 // CHECK: NOT OUTLINED step: 0 loops with --outline-loops=false, _mlir_step not optnone
 // CHECK: PASS step.

@@ -6,6 +6,9 @@ Usage: outline_loops.py MODEL.mlir WORKDIR. Prints
   (CodeExtractor names them step.loop, step.loop.1, ...) in the optimized
   LLVM IR of a default run, each carrying `noinline` (or the optimizer's
   inliner would undo the outlining);
+* "MERGED step: 0 outlined loops with the body of another": the same loop
+  of both layers became one function (LLVM's MergeFunctions after the
+  outlining);
 * "GLUE step: _mlir_step optnone": what is left of the step once its loops
   are outlined is straight-line code, generated as at -O0
   (markLargeStraightLineFunctions);
@@ -60,12 +63,16 @@ def outlined(ll_path, entry):
 
     defs = re.findall(r"^define [^\n]*@" + entry + r"\.loop(?:\.\d+)?\([^\n]*\)"
                       r"([^{\n]*)\{", text, re.M)
+    bodies = re.findall(r"^define [^\n]*@" + entry + r"\.loop(?:\.\d+)?\([^\n]*\n(.*?)^\}",
+                        text, re.M | re.S)
+    # The same loop of both layers is one function (MergeFunctions).
+    twins = len(bodies) - len(set(bodies))
     wrapper = re.findall(r"^define [^\n]*@_mlir_" + entry + r"\([^\n]*\)([^{\n]*)\{",
                          text, re.M)
     if len(wrapper) != 1:
         sys.exit(f"FAIL: {len(wrapper)} definitions of @_mlir_{entry}")
     return (len(defs), all(has(attrs, "noinline") for attrs in defs),
-            has(wrapper[0], "optnone"))
+            has(wrapper[0], "optnone"), twins)
 
 
 def run_step(tag, flags):
@@ -79,11 +86,12 @@ def run_step(tag, flags):
 
 
 os.makedirs(workdir, exist_ok=True)
-with_outlining, (count, noinline, glue) = run_step("outlined", [])
+with_outlining, (count, noinline, glue, twins) = run_step("outlined", [])
 print(f"OUTLINED step: {count} loops, "
       f"{'all noinline' if noinline else 'NOT all noinline'}")
+print(f"MERGED step: {twins} outlined loops with the body of another")
 print(f"GLUE step: _mlir_step {'optnone' if glue else 'NOT optnone'}")
-without, (count_off, _, glue_off) = run_step("inline", ["--outline-loops=false"])
+without, (count_off, _, glue_off, _) = run_step("inline", ["--outline-loops=false"])
 print(f"NOT OUTLINED step: {count_off} loops with --outline-loops=false, "
       f"_mlir_step {'optnone' if glue_off else 'not optnone'}")
 for i, (got, want) in enumerate(zip(with_outlining, without)):
