@@ -87,6 +87,8 @@ typedef struct TrellisCompileOptions {
   int64_t rematBudget;        /* TRELLIS_REMAT_BUDGET, bytes */
   int vectorMath;             /* nonzero: libmvec in vectorized loops */
   int outlineLoops;           /* nonzero: outline loops of huge functions */
+  const char *cacheDir;       /* compile cache directory (copied); NULL or
+                                 "": TRELLIS_CACHE_DIR, else no cache */
 } TrellisCompileOptions;
 
 void trellisCompileOptionsInit(TrellisCompileOptions *options);

@@ -92,6 +92,7 @@ void trellisCompileOptionsInit(TrellisCompileOptions *options) {
   options->rematBudget = defaults.remat.budget;
   options->vectorMath = defaults.vectorMath;
   options->outlineLoops = defaults.outlineLoops;
+  options->cacheDir = nullptr;
 }
 
 TrellisStatus
@@ -119,6 +120,8 @@ trellisCompilerCreateWithOptions(const TrellisCompileOptions *given,
   options.remat.budget = given->rematBudget;
   options.vectorMath = given->vectorMath != 0;
   options.outlineLoops = given->outlineLoops != 0;
+  if (given->cacheDir)
+    options.cacheDir = given->cacheDir;
   *compiler = new TrellisCompilerImpl{Compiler(std::move(options))};
   return TRELLIS_SUCCESS;
 }

@@ -2,18 +2,23 @@
 
 #include "trellis/Runtime/Jit.h"
 
+#include "CompileCache.h"
+#include "CompiledCode.h"
 #include "Optimizer.h"
 #include "PackedCall.h"
 #include "RuntimeError.h"
 #include "RuntimeLibraries.h"
+#include "trellis/Conversion/Profile/ProfileOps.h"
 #include "trellis/Dialect/Coll/IR/Coll.h"
 #include "trellis/ExecutionEngine/CollectivesRuntime.h"
 #include "trellis/InitAll.h"
 #include "trellis/Pipelines/Pipelines.h"
 #include "trellis/Runtime/AllocHooks.h"
+#include "trellis/Runtime/Profiler.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/SymbolTable.h"
@@ -37,8 +42,10 @@ using namespace trellis::runtime;
 static mlir::Operation *findUnconvertedOp(mlir::ModuleOp module) {
   mlir::Operation *found = nullptr;
   module.walk([&](mlir::Operation *op) {
+    // OpenMP ops are translated with the LLVM dialect (OpenMPIRBuilder).
     if (op == module.getOperation() ||
-        llvm::isa<mlir::LLVM::LLVMDialect>(op->getDialect()))
+        llvm::isa<mlir::LLVM::LLVMDialect, mlir::omp::OpenMPDialect>(
+            op->getDialect()))
       return mlir::WalkResult::advance();
     found = op;
     return mlir::WalkResult::interrupt();
@@ -47,7 +54,8 @@ static mlir::Operation *findUnconvertedOp(mlir::ModuleOp module) {
 }
 
 /// Returns the name of a function the lowered module calls (or takes the
-/// address of) without defining it, that is neither an allocation hook nor
+/// address of) without defining it, that is neither an allocation or
+/// profiler hook nor
 /// found in the process or the libraries the
 /// ExecutionEngine loaded; an empty string if there is none. (ORC would only
 /// say that it failed to materialize the entry.)
@@ -55,6 +63,8 @@ static std::string findUnresolvedFunction(mlir::ModuleOp module) {
   for (auto func : module.getOps<mlir::LLVM::LLVMFuncOp>()) {
     llvm::StringRef name = func.getSymName();
     if (!func.isExternal() || name.starts_with("_mlir_memref_to_llvm_") ||
+        name == trellis::kProfileBeginFunction ||
+        name == trellis::kProfileEndFunction ||
         mlir::SymbolTable::symbolKnownUseEmpty(func, module))
       continue;
     if (!llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(name.str()))
@@ -129,8 +139,27 @@ llvm::Error trellis::runtime::appendRuntimeLibraries(
 }
 
 JitModule::JitModule(llvm::SmallVector<Entry> entries,
-                     std::unique_ptr<mlir::ExecutionEngine> engine)
-    : entries(std::move(entries)), engine(std::move(engine)) {}
+                     std::unique_ptr<CompiledCode> code)
+    : entries(std::move(entries)), code(std::move(code)) {}
+
+llvm::StringRef trellis::runtime::stringifyCache(CompileStats::Cache cache) {
+  switch (cache) {
+  case CompileStats::Cache::Off:
+    return "off";
+  case CompileStats::Cache::Hit:
+    return "hit";
+  case CompileStats::Cache::Miss:
+    return "miss";
+  }
+  llvm_unreachable("unknown cache outcome");
+}
+
+/// Milliseconds since `start`.
+static double millisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+      .count();
+}
 
 JitModule::~JitModule() = default;
 
@@ -195,6 +224,16 @@ static llvm::Error loadForever(llvm::ArrayRef<std::string> libraries) {
   return llvm::Error::success();
 }
 
+/// Initializes MPI, once per process, before the first collective, and the
+/// collective checks if `options` ask for them.
+static void startCollectives(const trellis::CompileOptions &options) {
+  trellis_coll_init();
+  // Every rank compiles: a point where all of them are, for the checks'
+  // communicator to be created.
+  if (options.checkCollectives)
+    trellis_coll_enable_checks();
+}
+
 /// The LLVM-IR stage of the JIT: the optimizer (with vector math if
 /// `vectorMath`; `machine` must outlive it), then the optional dump of what
 /// code generation gets.
@@ -234,20 +273,35 @@ llvm::Error JitModule::lowerEntries(mlir::ModuleOp module,
   return llvm::Error::success();
 }
 
-llvm::Expected<std::unique_ptr<mlir::ExecutionEngine>>
-JitModule::createEngine(mlir::ModuleOp module, const CompileOptions &options) {
+/// Returns true if the vectorizer may call vector math: asked for, and the
+/// library is there (it is part of glibc; without it loops keep scalar libm
+/// calls).
+static bool usesVectorMath(const trellis::CompileOptions &options) {
+  return options.vectorMath && !vectorMathLibraryPath().empty();
+}
+
+/// Returns every library the JIT loads for the lowered `module`, in order:
+/// appendRuntimeLibraries', the options' own, vector math.
+static llvm::Expected<llvm::SmallVector<std::string>>
+getJitLibraries(mlir::ModuleOp module, const trellis::CompileOptions &options) {
   llvm::SmallVector<std::string> libraries;
   if (llvm::Error err = appendRuntimeLibraries(module, options, libraries))
     return std::move(err);
   libraries.append(options.sharedLibPaths.begin(),
                    options.sharedLibPaths.end());
-  // Vector math for the vectorizer, if the library is there (it is part of
-  // glibc; without it loops keep scalar libm calls).
-  llvm::StringRef mvec = vectorMathLibraryPath();
-  bool vectorMath = options.vectorMath && !mvec.empty();
-  if (vectorMath)
-    libraries.push_back(mvec.str());
-  if (llvm::Error err = loadForever(libraries))
+  if (usesVectorMath(options))
+    libraries.push_back(vectorMathLibraryPath().str());
+  return libraries;
+}
+
+llvm::Expected<std::unique_ptr<mlir::ExecutionEngine>>
+JitModule::createEngine(mlir::ModuleOp module, const CompileOptions &options) {
+  llvm::Expected<llvm::SmallVector<std::string>> libraries =
+      getJitLibraries(module, options);
+  if (!libraries)
+    return libraries.takeError();
+  bool vectorMath = usesVectorMath(options);
+  if (llvm::Error err = loadForever(*libraries))
     return std::move(err);
   // The optimizer needs a target machine for its cost models (vectorization);
   // the ExecutionEngine makes its own for code generation.
@@ -262,11 +316,13 @@ JitModule::createEngine(mlir::ModuleOp module, const CompileOptions &options) {
   std::function<llvm::Error(llvm::Module *)> transformer =
       makeTransformer(options, machine->get(), vectorMath);
 
-  llvm::SmallVector<llvm::StringRef> libraryRefs(libraries.begin(),
-                                                 libraries.end());
+  llvm::SmallVector<llvm::StringRef> libraryRefs(libraries->begin(),
+                                                 libraries->end());
   mlir::ExecutionEngineOptions engineOptions;
   engineOptions.transformer = transformer;
   engineOptions.sharedLibPaths = libraryRefs;
+  // The compile cache keeps the object code (dumpToObjectFile).
+  engineOptions.enableObjectDump = usesCompileCache(options);
   engineOptions.jitCodeGenOptLevel =
       static_cast<llvm::CodeGenOptLevel>(options.optLevel);
   llvm::Expected<std::unique_ptr<mlir::ExecutionEngine>> engine =
@@ -275,6 +331,8 @@ JitModule::createEngine(mlir::ModuleOp module, const CompileOptions &options) {
     return makeError("JIT compilation failed: " +
                      llvm::toString(engine.takeError()));
   registerAllocHooks(**engine);
+  if (options.profile)
+    registerProfilerHooks(**engine);
   std::string unresolved = findUnresolvedFunction(module);
   if (!unresolved.empty())
     return makeError("JIT compilation failed: @" + unresolved +
@@ -290,34 +348,119 @@ JitModule::compileEntries(mlir::ModuleOp module,
   if (options.optLevel > 3)
     return makeError("the optimization level must be 0, 1, 2 or 3");
 
+  // The compile cache: a hit links the object code a compile with the same
+  // key kept, without lowering; an entry that fails to link is compiled
+  // anew (and overwritten).
+  CompileStats stats;
+  std::optional<CompileCacheEntry> cacheEntry;
+  if (usesCompileCache(options)) {
+    auto start = std::chrono::steady_clock::now();
+    llvm::SmallVector<std::string> names;
+    for (const Entry &entry : entries)
+      names.push_back(entry.signature.name);
+    cacheEntry.emplace(options.cacheDir,
+                       computeCompileCacheKey(module, names, options));
+    if (std::optional<CachedCode> cached = cacheEntry->load()) {
+      llvm::Expected<std::unique_ptr<JitModule>> jit =
+          linkCached(std::move(*cached), entries, options);
+      if (jit) {
+        (*jit)->compileStats.cache = CompileStats::Cache::Hit;
+        (*jit)->compileStats.cacheMs = millisecondsSince(start);
+        return jit;
+      }
+      cacheEntry->warnIgnored(llvm::toString(jit.takeError()));
+    }
+    stats.cache = CompileStats::Cache::Miss;
+    stats.cacheMs = millisecondsSince(start);
+  }
+
+  // The names of the source ops, before lowering replaces them.
+  std::optional<SourceOps> sources;
+  if (options.profile)
+    sources = SourceOps::collect(module);
+  auto loweringStart = std::chrono::steady_clock::now();
   if (llvm::Error err = lowerEntries(module, entries, options))
     return std::move(err);
+  stats.mlirMs = millisecondsSince(loweringStart);
+  std::optional<Profile> sites;
+  if (sources) {
+    llvm::Expected<Profile> fromModule = Profile::fromModule(module, *sources);
+    if (!fromModule)
+      return fromModule.takeError();
+    sites = std::move(*fromModule);
+  }
+  auto llvmStart = std::chrono::steady_clock::now();
   llvm::Expected<std::unique_ptr<mlir::ExecutionEngine>> engine =
       createEngine(module, options);
   if (!engine)
     return engine.takeError();
+  mlir::ExecutionEngine &compiled = **engine;
+  std::unique_ptr<CompiledCode> code = makeEngineCode(std::move(*engine));
+  if (llvm::Error err = linkEntries(*code, entries))
+    return std::move(err);
+  stats.llvmMs = millisecondsSince(llvmStart);
+  bool communicates = trellis::runtime::communicates(module);
+  if (cacheEntry) {
+    auto storeStart = std::chrono::steady_clock::now();
+    llvm::Expected<llvm::SmallVector<std::string>> libraries =
+        getJitLibraries(module, options);
+    if (!libraries)
+      return libraries.takeError();
+    CachedCodeInfo info;
+    info.libraries.assign(libraries->begin(), libraries->end());
+    info.communicates = communicates;
+    cacheEntry->store(compiled, info);
+    stats.cacheMs += millisecondsSince(storeStart);
+  }
+  std::unique_ptr<JitModule> jit(
+      new JitModule(std::move(entries), std::move(code)));
+  jit->compileStats = stats;
+  if (sites)
+    for (const Entry &entry : jit->entries)
+      jit->profiles[entry.signature.name] = std::make_unique<Profile>(*sites);
+  jit->communicates = communicates;
+  if (communicates)
+    startCollectives(options);
+  return jit;
+}
+
+llvm::Error JitModule::linkEntries(CompiledCode &code,
+                                   llvm::MutableArrayRef<Entry> entries) {
   // Look the wrappers up now, so that code generation is not timed as a run.
   for (Entry &entry : entries) {
     llvm::Expected<void (*)(void **)> packedEntry =
-        (*engine)->lookupPacked(entry.signature.name);
+        code.lookupPacked(entry.signature.name);
     if (!packedEntry)
       return makeError("JIT compilation failed: " +
                        llvm::toString(packedEntry.takeError()));
     entry.packedEntry = *packedEntry;
   }
-  (*engine)->initialize();
+  return code.initialize();
+}
+
+llvm::Expected<std::unique_ptr<JitModule>>
+JitModule::linkCached(CachedCode cached, llvm::SmallVector<Entry> entries,
+                      const CompileOptions &options) {
+  initializeOnce();
+  if (llvm::Error err = loadForever(cached.info.libraries))
+    return std::move(err);
+  llvm::Expected<std::unique_ptr<CompiledCode>> code =
+      linkObject(std::move(cached.object), cached.info.libraries);
+  if (!code)
+    return code.takeError();
+  if (llvm::Error err = linkEntries(**code, entries))
+    return std::move(err);
   std::unique_ptr<JitModule> jit(
-      new JitModule(std::move(entries), std::move(*engine)));
-  // MPI is initialized once per process, before the first collective.
-  jit->communicates = trellis::runtime::communicates(module);
-  if (jit->communicates) {
-    trellis_coll_init();
-    // Every rank compiles: a point where all of them are, for the checks'
-    // communicator to be created.
-    if (options.checkCollectives)
-      trellis_coll_enable_checks();
-  }
+      new JitModule(std::move(entries), std::move(*code)));
+  jit->communicates = cached.info.communicates;
+  if (jit->communicates)
+    startCollectives(options);
   return jit;
+}
+
+Profile *JitModule::getProfile(llvm::StringRef entry) const {
+  auto it = profiles.find(entry);
+  return it == profiles.end() ? nullptr : it->second.get();
 }
 
 const JitModule::Entry *JitModule::lookupEntry(llvm::StringRef name) const {
@@ -398,9 +541,16 @@ JitModule::callEntry(const Entry &entry, llvm::MutableArrayRef<HostArray> args,
   PackedCall call(entry.signature, args);
   resetPeakBytes();
   uint64_t liveBefore = getLiveBytes();
+  Profile *profile = getProfile(entry.signature.name);
+  std::optional<ProfileScope> profiling;
+  if (profile)
+    profiling.emplace(*profile);
   auto start = std::chrono::steady_clock::now();
   entry.packedEntry(call.getPackedArgs());
   auto end = std::chrono::steady_clock::now();
+  if (profile)
+    profile->addCall(
+        std::chrono::duration<double, std::nano>(end - start).count());
   llvm::Expected<llvm::SmallVector<HostArray>> results = call.takeResults();
   if (stats) {
     stats->runMs =

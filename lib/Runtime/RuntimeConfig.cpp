@@ -88,6 +88,9 @@ readEnvironment(llvm::function_ref<void(llvm::Error)> invalid) {
           lookupNonEmpty("TRELLIS_DNNL_LIBRARY"))
     config.dnnlLibraryPath = value->str();
   if (std::optional<llvm::StringRef> value =
+          lookupNonEmpty("TRELLIS_CACHE_DIR"))
+    config.cacheDir = value->str();
+  if (std::optional<llvm::StringRef> value =
           lookupNonEmpty("TRELLIS_NUM_THREADS")) {
     unsigned threads;
     if (value->trim().getAsInteger(10, threads) || threads == 0)
@@ -133,6 +136,8 @@ void RuntimeConfig::applyLibraryPaths(CompileOptions &options) const {
 
 void RuntimeConfig::applyTo(CompileOptions &options) const {
   applyLibraryPaths(options);
+  if (options.cacheDir.empty())
+    options.cacheDir = cacheDir;
   options.checkCollectives |= checkCollectives;
 }
 

@@ -3,6 +3,7 @@
 #include "trellis/Tools/Runner.h"
 
 #include "trellis/Runtime/Jit.h"
+#include "trellis/Runtime/Profiler.h"
 #include "trellis/Runtime/Rank.h"
 #include "trellis/Tools/ModuleFile.h"
 #include "trellis/Tools/NpyFiles.h"
@@ -92,11 +93,19 @@ llvm::Error trellis::tools::runTrellisRun(const RunnerOptions &options,
   } else {
     printResults(out, results);
   }
-  if (options.printStats)
+  if (Profile *profile = (*jit)->getProfile(options.entry))
+    profile->print(out, options.entry);
+  if (options.printStats) {
+    const CompileStats &phases = (*jit)->getCompileStats();
     out << llvm::format("{\"compile_ms\": %.3f, \"run_ms\": %.6f, "
-                        "\"peak_tensor_bytes\": %llu}\n",
+                        "\"peak_tensor_bytes\": %llu, ",
                         compileMs, getMedian(runMs),
-                        static_cast<unsigned long long>(peakBytes));
+                        static_cast<unsigned long long>(peakBytes))
+        << llvm::format("\"compile_phases\": {\"mlir_ms\": %.3f, "
+                        "\"llvm_ms\": %.3f, \"cache_ms\": %.3f, ",
+                        phases.mlirMs, phases.llvmMs, phases.cacheMs)
+        << "\"cache\": \"" << stringifyCache(phases.cache) << "\"}}\n";
+  }
   out.flush();
   return llvm::Error::success();
 }

@@ -3,6 +3,7 @@
 #include "trellis/Train/Report.h"
 
 #include "TrainError.h"
+#include "trellis/Runtime/Jit.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -89,6 +90,17 @@ llvm::Error TrainingReport::openMetrics(llvm::StringRef path, bool append) {
   if (ec)
     return fail("cannot write '" + path + "': " + ec.message());
   return llvm::Error::success();
+}
+
+void TrainingReport::reportCompile(double totalMs,
+                                   const runtime::CompileStats &stats) {
+  if (!leader)
+    return;
+  out << llvm::format("compiled in %.0f ms (MLIR %.0f ms, LLVM %.0f ms, "
+                      "cache %s %.0f ms)\n",
+                      totalMs, stats.mlirMs, stats.llvmMs,
+                      runtime::stringifyCache(stats.cache).str().c_str(),
+                      stats.cacheMs);
 }
 
 void TrainingReport::startTiming(int64_t step) {

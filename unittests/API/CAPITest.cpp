@@ -5,7 +5,10 @@
 #include "gtest/gtest.h"
 
 #include <cstring>
+#include <filesystem>
 #include <string>
+
+#include <unistd.h>
 
 namespace {
 
@@ -153,6 +156,32 @@ TEST(CAPI, CompileOptionsReachThePasses) {
       << error;
   options.rematBudget = 1000000;
   EXPECT_EQ(compileGradOfChain(options), "");
+}
+
+// cacheDir reaches the JIT (docs/compile-cache.md): the first compile keeps
+// one entry, an object and its manifest, which the second uses.
+TEST(CAPI, CompileOptionsCacheDirKeepsTheCode) {
+  TrellisCompileOptions options;
+  trellisCompileOptionsInit(&options);
+  EXPECT_EQ(options.cacheDir, nullptr);
+  std::filesystem::path directory =
+      std::filesystem::temp_directory_path() /
+      ("trellis-capi-cache-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(directory);
+  std::string path = directory.string();
+  options.cacheDir = path.c_str();
+  auto countFiles = [&] {
+    size_t count = 0;
+    for (const auto &file : std::filesystem::directory_iterator(directory))
+      count += file.path().extension() == ".o" ||
+               file.path().extension() == ".json";
+    return count;
+  };
+  EXPECT_EQ(compileGradOfChain(options), "");
+  EXPECT_EQ(countFiles(), 2u);
+  EXPECT_EQ(compileGradOfChain(options), "");
+  EXPECT_EQ(countFiles(), 2u);
+  std::filesystem::remove_all(directory);
 }
 
 TEST(CAPI, CompileOptionsAreChecked) {

@@ -9,8 +9,10 @@
 //   --remat/...           -> remat              -> ad-remat
 //   --reduce (trainer)    -> gradientReduction  -> coll-average-gradients
 //   (host choice)         -> sgemm              -> convert-linalg-to-blas
+//   --parallel-loops      -> parallelLoops      -> trellis-parallelize-linalg
 //   --profile             -> profile            -> trellis-profile-ops, the JIT
 //   --opt-level, --vector-math, --outline-loops, --dump-llvm-ir -> the JIT
+//   --cache-dir           -> cacheDir           -> the JIT's compile cache
 //
 // buildLowerToLLVMPipeline (Pipelines.h) turns the first group into passes;
 // JitModule::compile (Runtime/Jit.h) reads the rest.
@@ -66,6 +68,10 @@ struct CompileOptions {
   std::optional<GradientReductionOptions> gradientReduction;
   /// The library of f32 GEMMs (f64 GEMMs always call cblas_dgemm).
   GemmLibrary sgemm = GemmLibrary::Dnnl;
+  /// Share the leading parallel loops of linalg ops with enough work among
+  /// OpenMP threads (trellis-parallelize-linalg, convert-scf-to-openmp);
+  /// the JIT then loads LLVM's OpenMP runtime.
+  bool parallelLoops = true;
   /// Time every library call, linalg op, copy and allocation of the
   /// lowered code (trellis-profile-ops); JitModule::getProfile reports it
   /// per source op and per class (docs/profiling.md).
@@ -97,6 +103,15 @@ struct CompileOptions {
   /// from TRELLIS_BLAS_LIBRARY and TRELLIS_DNNL_LIBRARY).
   std::string blasLibraryPath;
   std::string dnnlLibraryPath;
+
+  //===--- The compile cache ----------------------------------------------===//
+
+  /// If not empty, the directory of the persistent compile cache: the object
+  /// code of every compile is kept there under a key of the module, these
+  /// options and the host, and a later compile with the same key links it
+  /// instead of compiling (docs/compile-cache.md). Not used with `profile`
+  /// or `dumpLLVMIR`. RuntimeConfig::applyTo sets it from TRELLIS_CACHE_DIR.
+  std::string cacheDir;
 };
 
 } // namespace trellis

@@ -17,6 +17,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 
 #include <memory>
@@ -28,6 +29,10 @@ class ExecutionEngine;
 
 namespace trellis::runtime {
 
+struct CachedCode;
+class CompiledCode;
+class Profile;
+
 /// Measurements of one call.
 struct CallStats {
   /// Wall time of the JIT-compiled function alone, in milliseconds.
@@ -36,6 +41,25 @@ struct CallStats {
   /// the call (including the results until they are copied out).
   uint64_t peakBytes = 0;
 };
+
+/// Where the time of a compile went (trellis-run --stats' compile_phases,
+/// trellis-train's report).
+struct CompileStats {
+  /// How the compile cache (CompileOptions::cacheDir) served the compile.
+  enum class Cache { Off, Hit, Miss };
+  Cache cache = Cache::Off;
+  /// The MLIR lowering to the LLVM dialect, in milliseconds; 0 on a hit.
+  double mlirMs = 0;
+  /// LLVM: translation to LLVM IR, optimization and code generation
+  /// (ExecutionEngine::create, the entries' lookups); 0 on a hit.
+  double llvmMs = 0;
+  /// The cache's own work: the key, then reading and linking the object (a
+  /// hit) or writing it (a miss).
+  double cacheMs = 0;
+};
+
+/// "off", "hit" or "miss".
+llvm::StringRef stringifyCache(CompileStats::Cache cache);
 
 /// Lowers `module` in place to the LLVM dialect with `options.pipeline`
 /// (pass-pipeline text anchored on builtin.module) or, if that is empty, the
@@ -78,6 +102,9 @@ public:
   /// runtime); compile() has then initialized MPI for this process.
   bool usesMpi() const { return communicates; }
 
+  /// Returns where the time of the compile went.
+  const CompileStats &getCompileStats() const { return compileStats; }
+
   /// Returns the entry's signature as it was before lowering.
   const EntrySignature &getSignature() const {
     return entries.front().signature;
@@ -110,21 +137,34 @@ public:
   callInPlace(llvm::StringRef entry, llvm::MutableArrayRef<HostArray> args,
               CallStats *stats = nullptr);
 
+  /// The times of the calls of `entry` so far, per site, if the module was
+  /// compiled with CompileOptions::profile; null otherwise.
+  Profile *getProfile(llvm::StringRef entry) const;
+
 private:
-  /// A callable function: its signature before lowering and the
-  /// ExecutionEngine's `_mlir_<name>(void **)` wrapper.
+  /// A callable function: its signature before lowering and the packed
+  /// wrapper `_mlir_<name>(void **)` the ExecutionEngine generates.
   struct Entry {
     EntrySignature signature;
     void (*packedEntry)(void **) = nullptr;
   };
 
   JitModule(llvm::SmallVector<Entry> entries,
-            std::unique_ptr<mlir::ExecutionEngine> engine);
+            std::unique_ptr<CompiledCode> code);
 
-  /// Lowers `module`, JIT-compiles it and looks up `entries`' wrappers.
+  /// Lowers `module`, JIT-compiles it and looks up `entries`' wrappers;
+  /// or, on a compile cache hit, links the cached object code instead.
   static llvm::Expected<std::unique_ptr<JitModule>>
   compileEntries(mlir::ModuleOp module, llvm::SmallVector<Entry> entries,
                  const CompileOptions &options);
+  /// Links the object code of a compile cache hit and looks up `entries`'
+  /// wrappers in it.
+  static llvm::Expected<std::unique_ptr<JitModule>>
+  linkCached(CachedCode cached, llvm::SmallVector<Entry> entries,
+             const CompileOptions &options);
+  /// Looks up `entries`' wrappers in `code` and runs its initializers.
+  static llvm::Error linkEntries(CompiledCode &code,
+                                 llvm::MutableArrayRef<Entry> entries);
   /// Lowers `module` to the LLVM dialect and checks that each of `entries`
   /// kept the signature the host will pass.
   static llvm::Error lowerEntries(mlir::ModuleOp module,
@@ -141,8 +181,11 @@ private:
   llvm::SmallVector<Entry> entries;
   /// Public functions that are not callable, with the reason.
   llvm::SmallVector<std::pair<std::string, std::string>> skipped;
-  std::unique_ptr<mlir::ExecutionEngine> engine;
+  std::unique_ptr<CompiledCode> code;
   bool communicates = false;
+  CompileStats compileStats;
+  /// Per callable function, if profiling.
+  llvm::StringMap<std::unique_ptr<Profile>> profiles;
 };
 
 } // namespace trellis::runtime

@@ -51,6 +51,9 @@ struct RuntimeConfig {
   /// TRELLIS_NUM_THREADS: threads of the GEMM libraries (their own
   /// defaults, every core, if unset).
   std::optional<unsigned> numThreads;
+  /// TRELLIS_CACHE_DIR: the compile cache's directory (CompileOptions::
+  /// cacheDir); empty: no cache. A tool's `--cache-dir` overrides it.
+  std::string cacheDir;
 
   //===--- The MPI launcher -----------------------------------------------===//
 
@@ -74,7 +77,8 @@ struct RuntimeConfig {
   void applyLibraryPaths(CompileOptions &options) const;
 
   /// What a JIT compile takes from the environment: the GEMM libraries'
-  /// paths (applyLibraryPaths), and collective checks, on if asked for.
+  /// paths (applyLibraryPaths) and the compile cache's directory where
+  /// `options` leaves them empty, and collective checks, on if asked for.
   void applyTo(CompileOptions &options) const;
 };
 

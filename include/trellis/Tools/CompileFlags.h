@@ -22,7 +22,8 @@
 namespace trellis::tools {
 
 /// The flags of the MLIR lowering: `--attention-chunk`,
-/// `--check-collectives`, `--remat`, `--remat-every`, `--remat-budget`.
+/// `--check-collectives`, `--remat`, `--remat-every`, `--remat-budget`,
+/// `--parallel-loops`.
 /// trellis-aot has these alone; the JIT tools have CompileFlags.
 struct LoweringFlags {
   explicit LoweringFlags(llvm::cl::OptionCategory &category)
@@ -52,6 +53,13 @@ struct LoweringFlags {
                                   "(--remat=every; default 2)"),
                    llvm::cl::init(CompileOptions().remat.every),
                    llvm::cl::cat(category)),
+        parallelLoops(
+            "parallel-loops",
+            llvm::cl::desc("Share the loops of large elementwise ops, "
+                           "reductions and attention rows among OpenMP "
+                           "threads (TRELLIS_NUM_THREADS; default true)"),
+            llvm::cl::init(CompileOptions().parallelLoops),
+            llvm::cl::cat(category)),
         rematBudget("remat-budget",
                     llvm::cl::desc("Peak tensor bytes of the schedule "
                                    "(--remat=budget)"),
@@ -65,17 +73,19 @@ struct LoweringFlags {
     options.remat.policy = remat;
     options.remat.every = rematEvery;
     options.remat.budget = rematBudget;
+    options.parallelLoops = parallelLoops;
   }
 
   llvm::cl::opt<int64_t> attentionChunk;
   llvm::cl::opt<bool> checkCollectives;
   llvm::cl::opt<ad::RematPolicy> remat;
   llvm::cl::opt<int64_t> rematEvery;
+  llvm::cl::opt<bool> parallelLoops;
   llvm::cl::opt<int64_t> rematBudget;
 };
 
 /// The flags of a JIT tool: the lowering's and `--opt-level`,
-/// `--vector-math`, `--outline-loops`, `--dump-llvm-ir`.
+/// `--vector-math`, `--outline-loops`, `--dump-llvm-ir`, `--cache-dir`.
 struct CompileFlags {
   explicit CompileFlags(llvm::cl::OptionCategory &category)
       : lowering(category),
@@ -100,10 +110,18 @@ struct CompileFlags {
         dumpLLVMIR("dump-llvm-ir",
                    llvm::cl::desc("Write the optimized LLVM IR that the JIT "
                                   "compiles to FILE"),
-                   llvm::cl::value_desc("file"), llvm::cl::cat(category)) {}
+                   llvm::cl::value_desc("file"), llvm::cl::cat(category)),
+        cacheDir(
+            "cache-dir",
+            llvm::cl::desc("Keep the compiled code in DIR and reuse it when "
+                           "the same module is compiled again with the same "
+                           "options on the same host (default: "
+                           "TRELLIS_CACHE_DIR; empty: no cache)"),
+            llvm::cl::value_desc("dir"), llvm::cl::cat(category)) {}
 
   /// Sets the fields of `options` that these flags choose, then what the
-  /// environment adds (`config`: collective checks, library paths).
+  /// environment adds (`config`: collective checks, library paths, the
+  /// cache directory), then `--cache-dir` if given.
   void fill(CompileOptions &options,
             const runtime::RuntimeConfig &config) const {
     lowering.fill(options);
@@ -112,6 +130,9 @@ struct CompileFlags {
     options.vectorMath = vectorMath;
     options.outlineLoops = outlineLoops;
     options.dumpLLVMIR = dumpLLVMIR;
+    // Given, even empty, the flag wins over TRELLIS_CACHE_DIR.
+    if (cacheDir.getNumOccurrences())
+      options.cacheDir = cacheDir;
   }
 
   LoweringFlags lowering;
@@ -119,6 +140,23 @@ struct CompileFlags {
   llvm::cl::opt<bool> vectorMath;
   llvm::cl::opt<bool> outlineLoops;
   llvm::cl::opt<std::string> dumpLLVMIR;
+  llvm::cl::opt<std::string> cacheDir;
+};
+
+/// `--profile` of the tools that run models (trellis-run, trellis-train):
+/// CompileOptions::profile, and the tool prints the profile of its calls.
+struct ProfileFlag {
+  explicit ProfileFlag(llvm::cl::OptionCategory &category)
+      : value("profile",
+              llvm::cl::desc("Time every GEMM call, linalg op, copy and "
+                             "allocation of the compiled code and print where "
+                             "a call's time goes, per class and per source op "
+                             "(docs/profiling.md)"),
+              llvm::cl::cat(category)) {}
+
+  void fill(CompileOptions &options) const { options.profile = value; }
+
+  llvm::cl::opt<bool> value;
 };
 
 /// `--memory-limit` of the tools that run models (trellis-run, trellis-train);

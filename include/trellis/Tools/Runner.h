@@ -36,7 +36,8 @@ struct RunnerOptions {
   std::string outputDir;
   /// Number of calls (results of the last are kept).
   unsigned repeat = 1;
-  /// Print {"compile_ms", "run_ms", "peak_tensor_bytes"} as one JSON line.
+  /// Print {"compile_ms", "run_ms", "peak_tensor_bytes", "compile_phases":
+  /// {"mlir_ms", "llvm_ms", "cache_ms", "cache"}} as one JSON line.
   bool printStats = false;
   /// How the module is compiled (`--attention-chunk`, `--opt-level`, ...).
   CompileOptions compile;

@@ -22,6 +22,10 @@
 #include <utility>
 #include <vector>
 
+namespace trellis::runtime {
+struct CompileStats;
+} // namespace trellis::runtime
+
 namespace trellis::train {
 
 /// Writes a loss curve (and eval metrics in [0, 1] on a second axis, named
@@ -43,6 +47,11 @@ public:
 
   /// Opens metrics.jsonl at `path`, appended to when resuming.
   llvm::Error openMetrics(llvm::StringRef path, bool append);
+
+  /// Prints how long the compile took, `totalMs` in all, and where the time
+  /// went (`stats`: MLIR, LLVM, the compile cache), as trellis-run --stats'
+  /// compile_phases.
+  void reportCompile(double totalMs, const runtime::CompileStats &stats);
 
   /// Starts the clock of steps/s and ETA; the run starts at `startStep`.
   void startTiming(int64_t startStep);

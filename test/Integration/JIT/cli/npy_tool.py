@@ -7,7 +7,8 @@
   npy_tool.py corrupt KIND PATH    writes a malformed .npy file of KIND
   npy_tool.py stats [--peak-min N] [--peak-max N] < STDOUT
                                    the last line of STDOUT is the --stats JSON
-                                   object with exactly the contract's keys
+                                   object with exactly the contract's keys and
+                                   compile_phases
 """
 import json
 import struct
@@ -73,11 +74,18 @@ def stats(argv):
     line = sys.stdin.read().strip().splitlines()[-1]
     s = json.loads(line)
     keys = {"compile_ms", "run_ms", "peak_tensor_bytes"}
-    if set(s) != keys:
+    if set(s) != keys | {"compile_phases"}:
         sys.exit(f"BAD KEYS {sorted(s)}")
     if not (isinstance(s["peak_tensor_bytes"], int) and
             all(isinstance(s[k], (int, float)) and s[k] >= 0 for k in keys)):
         sys.exit(f"BAD VALUES {s}")
+    phases = s["compile_phases"]
+    times = {"mlir_ms", "llvm_ms", "cache_ms"}
+    if set(phases) != times | {"cache"} or \
+            phases["cache"] not in ("hit", "miss", "off") or \
+            not all(isinstance(phases[k], (int, float)) and phases[k] >= 0
+                    for k in times):
+        sys.exit(f"BAD COMPILE PHASES {phases}")
     peak = s["peak_tensor_bytes"]
     if peak < bounds.get("--peak-min", 0) or \
        peak > bounds.get("--peak-max", 2**63):

@@ -1,6 +1,7 @@
-// --stats prints one JSON line with exactly compile_ms, run_ms and
-// peak_tensor_bytes; --repeat=N calls the entry N times on fresh copies of
-// the inputs (an in-place update does not accumulate).
+// --stats prints one JSON line with exactly compile_ms, run_ms,
+// peak_tensor_bytes and compile_phases (mlir_ms, llvm_ms, cache_ms, cache:
+// "off" without a compile cache); --repeat=N calls the entry N times on
+// fresh copies of the inputs (an in-place update does not accumulate).
 // REQUIRES: numpy
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python %S/npy_tool.py save %t/x.npy "np.arange(1000, dtype=np.float32) % 4"
@@ -8,7 +9,7 @@
 //
 // RUN: trellis-run %s --entry=increment --input=%t/v.npy --repeat=5 --stats --output-dir=%t/inc > %t/inc.txt
 // RUN: FileCheck %s --check-prefix=CHECK-JSON < %t/inc.txt
-// CHECK-JSON: {{^}}{"compile_ms": {{[0-9]+\.[0-9]+}}, "run_ms": {{[0-9]+\.[0-9]+}}, "peak_tensor_bytes": {{[0-9]+}}}{{$}}
+// CHECK-JSON: {{^}}{"compile_ms": {{[0-9]+\.[0-9]+}}, "run_ms": {{[0-9]+\.[0-9]+}}, "peak_tensor_bytes": {{[0-9]+}}, "compile_phases": {"mlir_ms": {{[0-9]+\.[0-9]+}}, "llvm_ms": {{[0-9]+\.[0-9]+}}, "cache_ms": 0.000, "cache": "off"}}{{$}}
 // RUN: %python %S/npy_tool.py stats < %t/inc.txt
 // RUN: %python %S/npy_tool.py check %t/inc/result0.npy "np.array([2, 3, 4, 5], np.float32)"
 //
@@ -26,7 +27,7 @@
 //
 // Nothing allocated: the peak is 0.
 // RUN: trellis-run %s --entry=identity --input=%t/v.npy --stats | FileCheck %s --check-prefix=CHECK-ZERO
-// CHECK-ZERO: "peak_tensor_bytes": 0}
+// CHECK-ZERO: "peak_tensor_bytes": 0,
 
 func.func @increment(%v: tensor<4xf32>) -> tensor<4xf32> {
   %one = arith.constant dense<1.0> : tensor<4xf32>
