@@ -44,6 +44,19 @@ if subprocess.call([python, "-c", "import numpy"],
     config.available_features.add("numpy")
 if shutil.which("mpirun"):
     config.available_features.add("mpi")
+# The host's widest vector ABI, which the JIT compiles for: tests of
+# vectorized code check the widths of this host (%vecabi: AVX512 or AVX2).
+def _cpu_flags():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+config.substitutions.append(
+    ("%vecabi", "AVX512" if "avx512f" in _cpu_flags() else "AVX2"))
 # Sanitizer builds. A test marked `UNSUPPORTED: asan` says why in a comment:
 # only a test whose assertions measure the process (wall-clock bounds,
 # memory) rather than its results, which the instrumented build changes.

@@ -10,6 +10,7 @@
 #include "RuntimeError.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
@@ -41,13 +42,30 @@ llvm::StringRef trellis::runtime::vectorMathLibraryPath() {
   return path;
 }
 
+/// True if `targetMachine` (the host's) has AVX-512F and the process's
+/// libmvec has its AVX-512 variants (x86-64 vector ABI "e": glibc 2.22 for
+/// exp and log, 2.35 for tanh, erf, erfc; checked on the newest, erfcf).
+static bool hasWideVectorMath(llvm::TargetMachine &targetMachine) {
+  if (!llvm::is_contained(
+          llvm::split(targetMachine.getTargetFeatureString(), ','),
+          "+avx512f"))
+    return false;
+  static const bool found = [] {
+    void *mvec = ::dlopen("libmvec.so.1", RTLD_LAZY | RTLD_NODELETE);
+    return mvec && ::dlsym(mvec, "_ZGVeN16v_erfcf") &&
+           ::dlsym(mvec, "_ZGVeN8v_erfc");
+  }();
+  return found;
+}
+
 /// Vector variants of the scalar math the lowering emits, in glibc's libmvec
 /// (x86-64 vector function ABI: b = SSE, 4 floats / 2 doubles; d = AVX2, 8 /
-/// 4). LLVM's LIBMVEC preset covers exp, log, pow, sin, cos, tan; tanh,
-/// erf and erfc (GELU) are here, as the intrinsic and as the libm call
-/// convert-math-to-libm makes.
+/// 4; with `wide`, e = AVX-512, 16 / 8). LLVM's LIBMVEC preset covers exp,
+/// log, pow, sin, cos, tan at the SSE and AVX2 widths; tanh, erf and erfc
+/// (GELU) and the AVX-512 widths are here, as the intrinsic and as the libm
+/// call convert-math-to-libm makes.
 static void addVectorMath(llvm::TargetLibraryInfoImpl &info,
-                          const llvm::Triple &triple) {
+                          const llvm::Triple &triple, bool wide) {
   info.addVectorizableFunctionsFromVecLib(llvm::VectorLibrary::LIBMVEC,
                                           triple);
   static const struct {
@@ -76,6 +94,28 @@ static void addVectorMath(llvm::TargetLibraryInfoImpl &info,
   for (const auto &f : f64) {
     add(f.scalar, f.vector4, 2);
     add(f.scalar, f.vector8, 4);
+  }
+  if (wide) {
+    // AVX-512: a whole zmm register per call instead of two halves.
+    static const struct {
+      const char *scalar, *vector;
+    } f32x16[] = {{"expf", "_ZGVeN16v_expf"},
+                  {"llvm.exp.f32", "_ZGVeN16v_expf"},
+                  {"logf", "_ZGVeN16v_logf"},
+                  {"llvm.log.f32", "_ZGVeN16v_logf"},
+                  {"tanhf", "_ZGVeN16v_tanhf"},
+                  {"llvm.tanh.f32", "_ZGVeN16v_tanhf"},
+                  {"erff", "_ZGVeN16v_erff"},
+                  {"erfcf", "_ZGVeN16v_erfcf"}},
+      f64x8[] = {{"exp", "_ZGVeN8v_exp"},   {"llvm.exp.f64", "_ZGVeN8v_exp"},
+                 {"log", "_ZGVeN8v_log"},   {"llvm.log.f64", "_ZGVeN8v_log"},
+                 {"tanh", "_ZGVeN8v_tanh"}, {"llvm.tanh.f64", "_ZGVeN8v_tanh"},
+                 {"erf", "_ZGVeN8v_erf"},   {"erfc", "_ZGVeN8v_erfc"}};
+    for (const auto &f : f32x16)
+      descs.emplace_back(f.scalar, f.vector, llvm::ElementCount::getFixed(16),
+                         /*Masked=*/false, "_ZGV_LLVM_N16v", std::nullopt);
+    for (const auto &f : f64x8)
+      add(f.scalar, f.vector, 8);
   }
   info.addVectorizableFunctions(descs);
 }
@@ -206,7 +246,8 @@ trellis::runtime::makeJitOptimizer(unsigned optLevel,
     if (vectorMath) {
       // Registered before the defaults, which then keep this one.
       llvm::TargetLibraryInfoImpl libraryInfo(targetMachine->getTargetTriple());
-      addVectorMath(libraryInfo, targetMachine->getTargetTriple());
+      addVectorMath(libraryInfo, targetMachine->getTargetTriple(),
+                    hasWideVectorMath(*targetMachine));
       fam.registerPass([info = std::move(libraryInfo)] {
         return llvm::TargetLibraryAnalysis(info);
       });

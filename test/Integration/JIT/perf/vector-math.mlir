@@ -6,29 +6,40 @@
 // exact. Softmax and both GELU forms against NumPy in f64. Tolerances:
 // vector_math.py.
 // REQUIRES: numpy
-// RUN: %python %S/vector_math.py %s %t | FileCheck %s
+// RUN: %python %S/vector_math.py %s %t | FileCheck %s --check-prefixes=CHECK,CHECK-%vecabi
 
-// The vector variants are called (SSE: 4 floats, AVX2: 8; the width is the
-// host's).
-// CHECK-DAG: CALLS math_f32: _ZGV{{[bd]}}N{{[48]}}v_expf
-// CHECK-DAG: CALLS math_f32: _ZGV{{[bd]}}N{{[48]}}v_logf
-// CHECK-DAG: CALLS math_f32: _ZGV{{[bd]}}N{{[48]}}v_tanhf
-// CHECK-DAG: CALLS math_f32: _ZGV{{[bd]}}N{{[48]}}v_erff
+// The vector variants are called (SSE: 4 floats, AVX2: 8, AVX-512: 16; the
+// width is the host's: %vecabi, test/lit.cfg.py).
+// CHECK-AVX2-DAG: CALLS math_f32: _ZGV{{[bd]}}N{{[48]}}v_expf
+// CHECK-AVX512-DAG: CALLS math_f32: _ZGVeN16v_expf
+// CHECK-AVX2-DAG: CALLS math_f32: _ZGV{{[bd]}}N{{[48]}}v_logf
+// CHECK-AVX512-DAG: CALLS math_f32: _ZGVeN16v_logf
+// CHECK-AVX2-DAG: CALLS math_f32: _ZGV{{[bd]}}N{{[48]}}v_tanhf
+// CHECK-AVX512-DAG: CALLS math_f32: _ZGVeN16v_tanhf
+// CHECK-AVX2-DAG: CALLS math_f32: _ZGV{{[bd]}}N{{[48]}}v_erff
+// CHECK-AVX512-DAG: CALLS math_f32: _ZGVeN16v_erff
 // CHECK: PASS math_f32.exp:
 // CHECK: PASS math_f32.log:
 // CHECK: PASS math_f32.tanh:
 // CHECK: PASS math_f32.erf:
-// CHECK-DAG: CALLS math_f64: _ZGV{{[bd]}}N{{[24]}}v_exp
-// CHECK-DAG: CALLS math_f64: _ZGV{{[bd]}}N{{[24]}}v_log
-// CHECK-DAG: CALLS math_f64: _ZGV{{[bd]}}N{{[24]}}v_tanh
-// CHECK-DAG: CALLS math_f64: _ZGV{{[bd]}}N{{[24]}}v_erf
+// CHECK-AVX2-DAG: CALLS math_f64: _ZGV{{[bd]}}N{{[24]}}v_exp
+// CHECK-AVX512-DAG: CALLS math_f64: _ZGVeN8v_exp
+// CHECK-AVX2-DAG: CALLS math_f64: _ZGV{{[bd]}}N{{[24]}}v_log
+// CHECK-AVX512-DAG: CALLS math_f64: _ZGVeN8v_log
+// CHECK-AVX2-DAG: CALLS math_f64: _ZGV{{[bd]}}N{{[24]}}v_tanh
+// CHECK-AVX512-DAG: CALLS math_f64: _ZGVeN8v_tanh
+// CHECK-AVX2-DAG: CALLS math_f64: _ZGV{{[bd]}}N{{[24]}}v_erf
+// CHECK-AVX512-DAG: CALLS math_f64: _ZGVeN8v_erf
 // CHECK: PASS math_f64.exp:
 // CHECK: PASS math_f64.log:
 // CHECK: PASS math_f64.tanh:
 // CHECK: PASS math_f64.erf:
-// CHECK-DAG: CALLS softmax_gelu: _ZGV{{[bd]}}N{{[48]}}v_expf
-// CHECK-DAG: CALLS softmax_gelu: _ZGV{{[bd]}}N{{[48]}}v_tanhf
-// CHECK-DAG: CALLS softmax_gelu: _ZGV{{[bd]}}N{{[48]}}v_erfcf
+// CHECK-AVX2-DAG: CALLS softmax_gelu: _ZGV{{[bd]}}N{{[48]}}v_expf
+// CHECK-AVX512-DAG: CALLS softmax_gelu: _ZGVeN16v_expf
+// CHECK-AVX2-DAG: CALLS softmax_gelu: _ZGV{{[bd]}}N{{[48]}}v_tanhf
+// CHECK-AVX512-DAG: CALLS softmax_gelu: _ZGVeN16v_tanhf
+// CHECK-AVX2-DAG: CALLS softmax_gelu: _ZGV{{[bd]}}N{{[48]}}v_erfcf
+// CHECK-AVX512-DAG: CALLS softmax_gelu: _ZGVeN16v_erfcf
 // CHECK: PASS softmax_gelu.softmax:
 // CHECK: PASS softmax_gelu.gelu_tanh:
 // CHECK: PASS softmax_gelu.gelu_erf:
