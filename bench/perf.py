@@ -28,6 +28,15 @@ Rows (BENCHMARKS.md's shapes):
             threads; ratio of the best-thread times (target <= 0.6) and
             Trellis's 2-thread speedup (target >= 1.6). Steps per round:
             --steps / 4, at least 2.
+  revtf     (off by default, for the same reason: depth 12 compiles for tens
+            of seconds) bench/reversible_transformer.py's reversible
+            Transformer step (batch 1, L = 1024, d = 256, 4 heads, FF 1024,
+            depth 4 and 12; loss and every weight's gradient) against its
+            PyTorch manual-reversible twin, after the twin check, at 1 and 2
+            threads; ratio of the best-thread times (target <= 0.8), the
+            peak tensor memory of a step on both sides and its growth from
+            depth 4 to 12 beside the weight gradients' (flat in depth: the
+            same). Steps per round: --steps / 4, at least 2.
 
 The first lines name the host (CPU model, family/model, vector ISA,
 OPENBLAS_CORETYPE if set) and NumPy's 1-thread 1024² GEMM rate, so that a
@@ -41,7 +50,7 @@ environment of each process (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS,
 TRELLIS_NUM_THREADS), the same for both sides. Not a test: the numbers
 depend on the machine and its load.
 
-Usage: bench/perf.py [--rounds 5] [--steps 20] [--build build] [--only gemm,mlp,rev,compile,lm]
+Usage: bench/perf.py [--rounds 5] [--steps 20] [--build build] [--only gemm,mlp,rev,compile,lm,revtf]
 """
 import argparse
 import json
@@ -387,6 +396,15 @@ def main():
         rows += lm_rows
         compile_rows.append(("Transformer LM step", lm_compile_ms))
         print(*lm_rows, flush=True)
+
+    if "revtf" in only:
+        import reversible_transformer  # noqa: E402  (imports this file as `perf`)
+        revtf_rows, revtf_compile_rows = reversible_transformer.measure(
+            trellis, work, reversible_transformer.DEPTHS, reversible_transformer.LENGTH,
+            a.rounds, max(2, a.steps // 4))
+        rows += revtf_rows
+        compile_rows += revtf_compile_rows
+        print(*revtf_rows, flush=True)
 
     print()
     print(f"{'benchmark':<34} {'Trellis':<28} {'anchor':<36} ratio")
