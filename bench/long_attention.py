@@ -51,7 +51,13 @@ def params_of(depth):
     return params
 
 
-def model_text(length, depth):
+def model_text(length, depth, serial=False):
+    """The @loss and @step of the stack. With `serial`, the chain of
+    half-residuals is one nn.reversible_serial, whose backward pass
+    reconstructs each block's inputs instead of keeping them (activation
+    memory flat in depth); without, the blocks are ordinary residuals whose
+    inputs the backward pass keeps (issue 9's memory comparison of the
+    attention lowerings)."""
     x = ty((1, length, D))
     h = ty((1, length, FF))
     params = params_of(depth)
@@ -104,9 +110,17 @@ def model_text(length, depth):
         return body
 
     a, c = "%x1", "%x2"
+    if serial:
+        lines.append(f"  %y:2 = nn.reversible_serial %x1, %x2 : {x}, {x} {{")
+        lines.append(f"  ^bb0(%z1: {x}, %z2: {x}):")
+        a, c = "%z1", "%z2"
     for i in range(depth):
         a, c = half(a, c, attention(i))
         a, c = half(a, c, feed_forward(i))
+    if serial:
+        lines.append(f"    nn.yield {a}, {c} : {x}, {x}")
+        lines.append("  }")
+        a, c = "%y#0", "%y#1"
     sig = ", ".join(f"%{name}: {ty(shape)}" for name, shape in params)
     names = ", ".join(f"%{name}" for name, _ in params)
     types = ", ".join(ty(shape) for _, shape in params)

@@ -4,7 +4,9 @@
 Issue 17's row. The model is bench/long_attention.py's (imported, not
 copied: its model_text and params_of), the Reformer shape of issue 9: batch
 1, d = 256, 4 heads, FF 1024, sequence --length (1024), depth 4 and 12; each
-layer is two nn.reversible_half_residual blocks with swaps,
+layer is two nn.reversible_half_residual blocks with swaps, the whole chain
+one nn.reversible_serial (model_text's `serial`: its backward pass
+reconstructs each block's inputs, so activation memory is flat in depth),
 
     x1 += Attention(x2)    layer_norm → q, k, v dense → causal attention → dense
     x1 += FeedForward(x2)  layer_norm → dense 256→1024 → gelu → dense → 256
@@ -304,7 +306,7 @@ def run_twin_memory(config):
 # -- the comparison --------------------------------------------------------------
 
 def write_model(work, length, depth):
-    text = long_attention.model_text(length, depth)
+    text = long_attention.model_text(length, depth, serial=True)
     model = f"{work}/revtf_d{depth}.mlir"
     with open(model, "w") as f:
         f.write(text)
