@@ -172,13 +172,17 @@ void Profile::print(llvm::raw_ostream &os, llvm::StringRef entry) const {
     return wallTotalNs > 0 ? 100.0 * ns / wallTotalNs : 0.0;
   };
 
-  llvm::MapVector<llvm::StringRef, Row> classes;
+  llvm::MapVector<llvm::StringRef, Row> classes, kinds;
   llvm::MapVector<std::pair<llvm::StringRef, llvm::StringRef>, Row> sources;
   double timedNs = 0;
   for (auto [site, time] : llvm::zip_equal(sites, times)) {
     Row &byClass = classes[site.kind];
     byClass.ns += time.ns;
     byClass.runs += time.runs;
+    Row &byKind = kinds[site.sourceOp];
+    byKind.ns += time.ns;
+    byKind.runs += time.runs;
+    byKind.byClass[site.kind] += time.ns;
     Row &bySource = sources[{site.sourceOp, site.location}];
     bySource.ns += time.ns;
     bySource.runs += time.runs;
@@ -200,17 +204,8 @@ void Profile::print(llvm::raw_ostream &os, llvm::StringRef entry) const {
   os << llvm::format("%-20s %12.3f %7.1f%%\n", "(between sites)",
                      restNs * perCall * 1e-6, pct(restNs));
 
-  auto sourceRows = sources.takeVector();
-  llvm::stable_sort(sourceRows, [](const auto &a, const auto &b) {
-    return a.second.ns > b.second.ns;
-  });
-  os << "\n"
-     << llvm::format("%-22s %-22s %12s %8s %10s  %s\n", "source op",
-                     "location", "ms/call", "% call", "runs/call",
-                     "by class (ms/call)");
-  for (const auto &[key, row] :
-       llvm::ArrayRef(sourceRows)
-           .take_front(std::min(kMaxSourceRows, sourceRows.size()))) {
+  // "gemm 12.345, elementwise 1.234": a row's time per class, largest first.
+  auto splitByClass = [&](const Row &row) {
     std::string split;
     llvm::raw_string_ostream splitOs(split);
     llvm::SmallVector<std::pair<llvm::StringRef, double>> parts(
@@ -221,12 +216,39 @@ void Profile::print(llvm::raw_ostream &os, llvm::StringRef entry) const {
     for (auto [i, part] : llvm::enumerate(parts))
       splitOs << (i ? ", " : "") << part.first << " "
               << llvm::format("%.3f", part.second * perCall * 1e-6);
+    return split;
+  };
+
+  // Per kind of source op (torch.profiler's grouping by op name).
+  auto kindRows = kinds.takeVector();
+  llvm::stable_sort(kindRows, [](const auto &a, const auto &b) {
+    return a.second.ns > b.second.ns;
+  });
+  os << "\n"
+     << llvm::format("%-22s %12s %8s %10s  %s\n", "source op kind", "ms/call",
+                     "% call", "runs/call", "by class (ms/call)");
+  for (const auto &[kind, row] : kindRows)
+    os << llvm::format("%-22s %12.3f %7.1f%% %10.1f  ", kind.str().c_str(),
+                       row.ns * perCall * 1e-6, pct(row.ns),
+                       row.runs * perCall)
+       << splitByClass(row) << "\n";
+
+  auto sourceRows = sources.takeVector();
+  llvm::stable_sort(sourceRows, [](const auto &a, const auto &b) {
+    return a.second.ns > b.second.ns;
+  });
+  os << "\n"
+     << llvm::format("%-22s %-22s %12s %8s %10s  %s\n", "source op",
+                     "location", "ms/call", "% call", "runs/call",
+                     "by class (ms/call)");
+  for (const auto &[key, row] :
+       llvm::ArrayRef(sourceRows)
+           .take_front(std::min(kMaxSourceRows, sourceRows.size())))
     os << llvm::format("%-22s %-22s %12.3f %7.1f%% %10.1f  ",
                        key.first.str().c_str(), key.second.str().c_str(),
                        row.ns * perCall * 1e-6, pct(row.ns),
                        row.runs * perCall)
-       << split << "\n";
-  }
+       << splitByClass(row) << "\n";
   if (sourceRows.size() > kMaxSourceRows)
     os << "(" << sourceRows.size() - kMaxSourceRows
        << " more source ops below)\n";

@@ -23,6 +23,7 @@
 #include "trellis/Train/Convention.h"
 #include "trellis/Train/DataOrder.h"
 #include "trellis/Train/Random.h"
+#include "trellis/Runtime/Profiler.h"
 #include "trellis/Train/Report.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -31,6 +32,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <cmath>
 #include <numeric>
 
@@ -71,6 +73,8 @@ private:
   int64_t startStep = 0;
   std::string metricName;
   std::string metricsPath, checkpointPath, curvePath;
+  /// Wall time of the JIT compile.
+  double compileMs = 0;
 };
 } // namespace
 
@@ -117,10 +121,14 @@ llvm::Error Trainer::compile() {
     compileOptions.gradientReduction->reduce = options.reduce;
   }
   // One compilation serves @train_step and @eval.
+  auto compileStart = std::chrono::steady_clock::now();
   llvm::Expected<std::unique_ptr<JitModule>> compiled =
       JitModule::compileModule(**module, compileOptions);
   if (!compiled)
     return compiled.takeError();
+  compileMs = std::chrono::duration<double, std::milli>(
+                  std::chrono::steady_clock::now() - compileStart)
+                  .count();
   jit = std::move(*compiled);
   for (llvm::StringRef name : {"train_step", "eval"})
     if ((name == "train_step" || hasEval) && !jit->lookupSignature(name))
@@ -258,6 +266,7 @@ llvm::Error Trainer::run() {
                       : std::string())
         << ", " << trainSet.size << " examples, steps " << startStep << ".."
         << options.steps << "\n";
+  report.reportCompile(compileMs, jit->getCompileStats());
 
   // Ranks finish compiling at different times; time the steps only.
   if (ranks > 1)
@@ -308,6 +317,9 @@ llvm::Error Trainer::run() {
   if (hasEval)
     if (llvm::Error err = evalAndLog(options.steps))
       return err;
+  // --profile: where the training steps' time went (the first rank's).
+  if (Profile *profile = jit->getProfile("train_step"); profile && leader)
+    profile->print(out, "train_step");
   bool savedLast = options.checkpointEvery > 0 && options.steps > startStep &&
                    options.steps % options.checkpointEvery == 0;
   if (!savedLast)

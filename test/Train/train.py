@@ -6,6 +6,8 @@
 * resume: 40 steps with a checkpoint every 20, then --resume to 80 steps,
   reproduces the losses of an uninterrupted 80-step run bit for bit (the
   data order is a function of seed and step);
+* --profile: 20 steps end with the profile tables, and their losses equal
+  the unprofiled run's bit for bit;
 * data-parallel on 2 ranks with --reduce=adasum: runs and learns.
 
 usage: train.py WORKDIR EXAMPLE_DIR
@@ -82,6 +84,16 @@ got = dict(losses(resumed))
 same = all(got.get(s) == want[s] for s in range(41, 81))
 check.expect("resume.bit_identical", same and "resuming from" in stdout,
              "steps 41..80 after --resume equal the uninterrupted run")
+
+profiled = os.path.join(work, "profiled")
+stdout = train(profiled, "--steps=20", "--profile")
+got = dict(losses(profiled))
+check.expect("profile.table",
+             "profile of @train_step: 20 calls" in stdout and
+             "\nclass " in stdout and "\nsource op " in stdout,
+             "the run ends with the profile of its 20 steps")
+check.expect("profile.same_losses", all(got.get(s) == want[s] for s in range(1, 21)),
+             "the profiled steps' losses equal the unprofiled run's")
 
 dp = os.path.join(work, "adasum")
 train(dp, "--steps=200", "--reduce=adasum", ranks=2)

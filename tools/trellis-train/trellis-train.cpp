@@ -57,6 +57,7 @@ int main(int argc, char **argv) {
       cl::desc("Progress line every N steps when stdout is not a terminal"),
       cl::init(0), cl::cat(category));
   trellis::tools::CompileFlags compile(category);
+  trellis::tools::ProfileFlag profile(category);
   trellis::tools::MemoryLimitFlag memoryLimit(category);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv,
@@ -79,6 +80,7 @@ int main(int argc, char **argv) {
   options.evalEvery = evalEvery;
   options.logEvery = logEvery;
   compile.fill(options.compile, *config);
+  profile.fill(options.compile);
   options.launchedRanks = config->mpiWorldSize;
   return trellis::tools::finishTool(
       "trellis-train", trellis::train::runTrellisTrain(options, llvm::outs()));

@@ -4,7 +4,8 @@
 // and the bias: the table's header and rows parse; the GEMM class runs
 // exactly 2 library calls per call (the forward product and the weight
 // gradient's; no input gradient is asked for); the classes' times and the
-// time between sites add up to the call's; the slowest source ops
+// time between sites add up to the call's, and so do the kinds of source
+// op (nn.dense, nn.gelu, nn.mean); the slowest source ops
 // are named with their location in this file; and the results with
 // --profile equal those without, bit for bit.
 // REQUIRES: numpy
@@ -13,7 +14,8 @@
 // CHECK: HEADER profile of @step: 3 calls
 // CHECK: PASS classes: gemm runs 2.0 per call
 // CHECK: PASS sum: classes + between sites = call time
-// CHECK: PASS sources: nn.dense at profile.mlir:20:8, nn.gelu at profile.mlir:21:8
+// CHECK: PASS sources: nn.dense at profile.mlir:[[#]]:8, nn.gelu at profile.mlir:[[#]]:8
+// CHECK: PASS kinds: nn.dense, nn.gelu, nn.mean; the kinds add up to the call
 // CHECK: PASS results: bit for bit
 // CHECK: ALL CHECKS PASSED
 func.func @loss(%x: tensor<256x512xf32>, %w: tensor<512x256xf32>, %b: tensor<256xf32>) -> tensor<f32> {

@@ -26,11 +26,13 @@ if len(header) != 1:
 print("HEADER", header[0])
 wall = float(re.search(r", ([0-9.]+) ms per call", header[0]).group(1))
 
-classes, between, sources = {}, None, []
+classes, between, kinds, sources = {}, None, {}, []
 section = None
 for line in lines:
     if line.startswith("class "):
         section = "classes"
+    elif line.startswith("source op kind "):
+        section = "kinds"
     elif line.startswith("source op "):
         section = "sources"
     elif section == "classes" and line.startswith("(between sites)"):
@@ -38,6 +40,8 @@ for line in lines:
     elif section == "classes" and line.strip():
         name, ms, pct, runs = line.split()
         classes[name] = (float(ms), float(runs))
+    elif section == "kinds" and line.strip():
+        kinds[line.split()[0]] = float(line.split()[1])
     elif section == "sources" and line.strip() and not line.startswith("("):
         sources.append(line.split()[:3])
 
@@ -48,9 +52,18 @@ s.expect("sum", between is not None and abs(total - wall) <= 0.01 * wall +
          0.01, "classes + between sites = call time "
          f"({total:.3f} ms of {wall:.3f})")
 named = {f"{op} at {loc}" for op, loc, _ in sources}
-want = ["nn.dense at profile.mlir:20:8", "nn.gelu at profile.mlir:21:8"]
+# Where the two ops are in the model: "nn.dense at profile.mlir:LINE:COL".
+with open(s.model) as f:
+    model_lines = f.read().splitlines()
+want = [f"{op} at {os.path.basename(s.model)}:{i + 1}:{line.index(op) + 1}"
+        for op in ("nn.dense", "nn.gelu")
+        for i, line in enumerate(model_lines)
+        if f"= {op} " in line and not line.lstrip().startswith("//")]
 s.expect("sources", all(w in named for w in want), ", ".join(
     w if w in named else f"MISSING {w}" for w in want))
+s.expect("kinds", {"nn.dense", "nn.gelu", "nn.mean"} <= set(kinds) and
+         abs(sum(kinds.values()) + (between or 0.0) - wall) <= 0.01 * wall + 0.01,
+         "nn.dense, nn.gelu, nn.mean; the kinds add up to the call")
 s.expect("results", len(profiled) == len(plain) and all(
     np.array_equal(a, b) for a, b in zip(profiled, plain)), "bit for bit")
 s.finish()
