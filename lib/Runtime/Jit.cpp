@@ -216,10 +216,12 @@ JitModule::compileModule(mlir::ModuleOp module, const CompileOptions &options) {
 /// destroyed, and LLVM closes its permanent libraries in a static
 /// destructor, but oneDNN's OpenMP worker threads (libgomp) outlive both and
 /// would resume in unmapped code, and what a library keeps in its globals
-/// would be lost (LeakSanitizer reports).
+/// would be lost (LeakSanitizer reports). RTLD_GLOBAL, in order, as the
+/// engine loads them: a library's symbols serve those loaded after it
+/// (libomp's GOMP_* entry points serve oneDNN).
 static llvm::Error loadForever(llvm::ArrayRef<std::string> libraries) {
   for (const std::string &library : libraries)
-    if (!::dlopen(library.c_str(), RTLD_LAZY | RTLD_NODELETE))
+    if (!::dlopen(library.c_str(), RTLD_LAZY | RTLD_GLOBAL | RTLD_NODELETE))
       return makeError("cannot load '" + library + "': " + ::dlerror());
   return llvm::Error::success();
 }

@@ -141,15 +141,19 @@ void RuntimeConfig::applyTo(CompileOptions &options) const {
   options.checkCollectives |= checkCollectives;
 }
 
-/// Passes `numThreads` on to the GEMM libraries' own variables, and makes
-/// idle OpenMP threads sleep rather than spin unless the user chose: on a
-/// machine whose cores are shared, a spinning thread that loses its core
-/// stalls every parallel GEMM (oneDNN, 2 threads, 1024³ with one core busy:
-/// 27 GFLOP/s spinning, 77 sleeping). The libraries read them when they are
-/// loaded: OpenBLAS OPENBLAS_NUM_THREADS, oneDNN (built on OpenMP)
-/// OMP_NUM_THREADS; both default to every core.
+/// Passes `numThreads` on to the libraries' own variables, and bounds how
+/// long an idle OpenMP thread spins before it sleeps unless the user chose
+/// (KMP_BLOCKTIME, LLVM's OpenMP runtime, which also runs oneDNN's
+/// parallel regions): 1 ms instead of libomp's 200, so that a spinning
+/// thread seldom holds a shared core that another process wants, while the
+/// hundreds of parallel loops and GEMMs of a step do not each wait for a
+/// sleeping thread to wake (the Transformer LM step on 2 threads: 470 ms
+/// sleeping at once, 315-350 ms with 1 ms of spin; docs/performance.md).
+/// The libraries read them when they are loaded: OpenBLAS
+/// OPENBLAS_NUM_THREADS, libomp OMP_NUM_THREADS; both default to every
+/// core.
 static void exportLibraryThreads(const RuntimeConfig &config) {
-  setenv("OMP_WAIT_POLICY", "PASSIVE", /*overwrite=*/0);
+  setenv("KMP_BLOCKTIME", "1", /*overwrite=*/0);
   if (!config.numThreads)
     return;
   std::string threads = std::to_string(*config.numThreads);

@@ -85,14 +85,20 @@ llvm::Error trellis::runtime::appendRuntimeSymbolLibraries(
                        "when Trellis was built");
     libraries.push_back(mpi.str());
   }
-  if (usesOpenMP(module)) {
-    llvm::StringRef omp = TRELLIS_OMP_LIBRARY_PATH;
-    if (omp.empty() || !llvm::sys::fs::exists(omp))
-      return makeError("the program has parallel loops but LLVM's OpenMP "
-                       "runtime was not found when Trellis was built "
-                       "(install libomp-22-dev, or --parallel-loops=false)");
+  // LLVM's OpenMP runtime, for the parallel loops and, loaded before
+  // oneDNN into the global scope, for oneDNN's OpenMP calls too (libomp
+  // implements libgomp's GOMP_* entry points): one pool of threads, whose
+  // parallel regions do not wait on another runtime's (docs/performance.md,
+  // "Threads").
+  llvm::StringRef omp = TRELLIS_OMP_LIBRARY_PATH;
+  bool haveOmp = !omp.empty() && llvm::sys::fs::exists(omp);
+  if (usesOpenMP(module) && !haveOmp)
+    return makeError("the program has parallel loops but LLVM's OpenMP "
+                     "runtime was not found when Trellis was built "
+                     "(install libomp-22-dev, or --parallel-loops=false)");
+  if (haveOmp && (usesOpenMP(module) ||
+                  usesRuntimeLibrary(module, RuntimeLibrary::Dnnl)))
     libraries.push_back(omp.str());
-  }
   if (usesRuntimeLibrary(module, RuntimeLibrary::Cblas)) {
     llvm::Expected<std::string> path =
         findLibrary(options.blasLibraryPath, TRELLIS_BLAS_LIBRARY_PATH,

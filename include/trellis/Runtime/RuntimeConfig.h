@@ -86,8 +86,8 @@ struct RuntimeConfig {
 /// and before any library is loaded: the allocation hooks'
 /// (configureAllocator), and the GEMM libraries' thread variables, which
 /// they read when they are loaded: OPENBLAS_NUM_THREADS and OMP_NUM_THREADS
-/// become `numThreads` where they are unset, OMP_WAIT_POLICY defaults to
-/// PASSIVE.
+/// become `numThreads` where they are unset, KMP_BLOCKTIME (how long an
+/// idle OpenMP thread spins) defaults to 1 ms.
 void configureProcess(const RuntimeConfig &config);
 
 } // namespace trellis::runtime
