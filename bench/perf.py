@@ -61,6 +61,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 
@@ -259,6 +260,23 @@ for _ in range(steps):
     t = time.perf_counter(); c = a @ b; ts.append(time.perf_counter() - t)
 print(f"ms {1e3 * statistics.median(ts):.4f}")
 """
+
+
+def alternate_twins(rounds, run_side, label=""):
+    """The timing loop of a Trellis-against-twin benchmark: for each round,
+    at 1 and then 2 threads, both sides one after the other, in alternating
+    order. `run_side(side, threads)` runs one side ("Trellis" or "PyTorch")
+    and returns its ms/step. Returns {(side, threads): [ms per round]}."""
+    ms = {(side, t): [] for side in ("Trellis", "PyTorch") for t in (1, 2)}
+    for r in range(rounds):
+        for threads in (1, 2):
+            for side in (("Trellis", "PyTorch") if (r + threads) % 2 else ("PyTorch", "Trellis")):
+                start = time.perf_counter()
+                ms[side, threads].append(run_side(side, threads))
+                print(f"{label}round {r + 1}, {threads} thread(s), {side}: "
+                      f"{ms[side, threads][-1]:.1f} ms/step ({time.perf_counter() - start:.1f} s)",
+                      flush=True)
+    return ms
 
 
 def summary(values):

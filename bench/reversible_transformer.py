@@ -363,25 +363,21 @@ def measure_depth(trellis, work, length, depth, rounds, steps):
     config = f"{work}/revtf_d{depth}_twin.json"
     with open(config, "w") as f:
         json.dump({"inputs": inputs, "depth": depth, "math": math_of_ir}, f)
-    ms = {(side, t): [] for side in ("Trellis", "PyTorch") for t in (1, 2)}
     compile_ms, caches, peak = [], set(), 0
-    for r in range(rounds):
-        for threads in (1, 2):
-            for side in (("Trellis", "PyTorch") if (r + threads) % 2 else ("PyTorch", "Trellis")):
-                start = time.perf_counter()
-                if side == "Trellis":
-                    stats = trellis.run(model, "step", inputs, steps, threads)
-                    ms[side, threads].append(stats["run_ms"])
-                    compile_ms.append(stats["compile_ms"])
-                    caches.add(stats.get("compile_phases", {}).get("cache", "?"))
-                    peak = max(peak, stats["peak_tensor_bytes"])
-                else:
-                    ms[side, threads].append(perf.run_anchor(
-                        [os.path.abspath(__file__), "--twin", config, str(threads), str(steps)],
-                        threads, r"ms/step median ([0-9.]+)"))
-                print(f"depth {depth}, round {r + 1}, {threads} thread(s), {side}: "
-                      f"{ms[side, threads][-1]:.1f} ms/step ({time.perf_counter() - start:.1f} s)",
-                      flush=True)
+
+    def run_side(side, threads):
+        nonlocal peak
+        if side == "Trellis":
+            stats = trellis.run(model, "step", inputs, steps, threads)
+            compile_ms.append(stats["compile_ms"])
+            caches.add(stats.get("compile_phases", {}).get("cache", "?"))
+            peak = max(peak, stats["peak_tensor_bytes"])
+            return stats["run_ms"]
+        return perf.run_anchor(
+            [os.path.abspath(__file__), "--twin", config, str(threads), str(steps)],
+            threads, r"ms/step median ([0-9.]+)")
+
+    ms = perf.alternate_twins(rounds, run_side, label=f"depth {depth}, ")
     twin_peak, twin_rss = run_twin_memory(config)
     print(f"depth {depth}: peak tensor memory Trellis {peak / MiB:.1f} MiB, PyTorch "
           f"{twin_peak / MiB:.1f} MiB (RSS growth {twin_rss / MiB:.1f} MiB)", flush=True)

@@ -222,22 +222,18 @@ def measure(trellis, work, s, rounds, steps):
     config = f"{work}/lm_twin.json"
     with open(config, "w") as f:
         json.dump({"inputs": inputs, "heads": s.heads, "adam": adam}, f)
-    ms = {(side, t): [] for side in ("Trellis", "PyTorch") for t in (1, 2)}
     compile_ms = []
-    for r in range(rounds):
-        for threads in (1, 2):
-            for side in (("Trellis", "PyTorch") if (r + threads) % 2 else ("PyTorch", "Trellis")):
-                start = time.perf_counter()
-                if side == "Trellis":
-                    stats = trellis.run(model, "train_step", inputs, steps, threads)
-                    ms[side, threads].append(stats["run_ms"])
-                    compile_ms.append(stats["compile_ms"])
-                else:
-                    ms[side, threads].append(perf.run_anchor(
-                        [os.path.abspath(__file__), "--twin", config, str(threads), str(steps)],
-                        threads, r"ms/step median ([0-9.]+)"))
-                print(f"round {r + 1}, {threads} thread(s), {side}: {ms[side, threads][-1]:.1f} ms/step "
-                      f"({time.perf_counter() - start:.1f} s)", flush=True)
+
+    def run_side(side, threads):
+        if side == "Trellis":
+            stats = trellis.run(model, "train_step", inputs, steps, threads)
+            compile_ms.append(stats["compile_ms"])
+            return stats["run_ms"]
+        return perf.run_anchor(
+            [os.path.abspath(__file__), "--twin", config, str(threads), str(steps)],
+            threads, r"ms/step median ([0-9.]+)")
+
+    ms = perf.alternate_twins(rounds, run_side)
     rows = []
     for threads in (1, 2):
         ratio = [o / t for o, t in zip(ms["Trellis", threads], ms["PyTorch", threads])]
