@@ -96,10 +96,10 @@ SourceOps::lookup(mlir::Location loc) const {
   std::optional<mlir::FileLineColLoc> file = findSourceLoc(loc);
   if (!file)
     return {"?", "?"};
-  std::string where = (llvm::sys::path::filename(file->getFilename().strref()) +
-                       ":" + llvm::Twine(file->getLine()) + ":" +
-                       llvm::Twine(file->getColumn()))
-                          .str();
+  std::string where =
+      (llvm::sys::path::filename(file->getFilename().strref()) + ":" +
+       llvm::Twine(file->getLine()) + ":" + llvm::Twine(file->getColumn()))
+          .str();
   auto it = names.find(*file);
   return {it == names.end() ? std::string("?") : it->second, where};
 }
@@ -110,18 +110,18 @@ SourceOps::lookup(mlir::Location loc) const {
 
 llvm::Expected<Profile> Profile::fromModule(mlir::ModuleOp lowered,
                                             const SourceOps &sources) {
-  auto table =
-      lowered->getAttrOfType<mlir::ArrayAttr>(kProfileSitesAttrName);
+  auto table = lowered->getAttrOfType<mlir::ArrayAttr>(kProfileSitesAttrName);
   if (!table)
     return makeError("the lowered module has no profile sites ('" +
-                     kProfileSitesAttrName + "'): trellis-profile-ops did "
+                     kProfileSitesAttrName +
+                     "'): trellis-profile-ops did "
                      "not run");
   Profile profile;
   for (mlir::Attribute entry : table) {
     auto pair = llvm::dyn_cast<mlir::ArrayAttr>(entry);
-    mlir::StringAttr kind =
-        pair && pair.size() == 2 ? llvm::dyn_cast<mlir::StringAttr>(pair[0])
-                                 : nullptr;
+    mlir::StringAttr kind = pair && pair.size() == 2
+                                ? llvm::dyn_cast<mlir::StringAttr>(pair[0])
+                                : nullptr;
     auto loc = pair && pair.size() == 2
                    ? llvm::dyn_cast<mlir::LocationAttr>(pair[1])
                    : nullptr;
@@ -163,9 +163,8 @@ void Profile::print(llvm::raw_ostream &os, llvm::StringRef entry) const {
   double perCall = calls ? 1.0 / calls : 0.0;
   double wallMs = wallTotalNs * perCall * 1e-6;
   os << "profile of @" << entry << ": " << calls << " call"
-     << (calls == 1 ? "" : "s") << ", "
-     << llvm::format("%.3f", wallMs) << " ms per call, " << sites.size()
-     << " sites\n";
+     << (calls == 1 ? "" : "s") << ", " << llvm::format("%.3f", wallMs)
+     << " ms per call, " << sites.size() << " sites\n";
   if (!calls)
     return;
   auto pct = [&](double ns) {
@@ -229,8 +228,7 @@ void Profile::print(llvm::raw_ostream &os, llvm::StringRef entry) const {
                      "% call", "runs/call", "by class (ms/call)");
   for (const auto &[kind, row] : kindRows)
     os << llvm::format("%-22s %12.3f %7.1f%% %10.1f  ", kind.str().c_str(),
-                       row.ns * perCall * 1e-6, pct(row.ns),
-                       row.runs * perCall)
+                       row.ns * perCall * 1e-6, pct(row.ns), row.runs * perCall)
        << splitByClass(row) << "\n";
 
   auto sourceRows = sources.takeVector();
@@ -238,16 +236,14 @@ void Profile::print(llvm::raw_ostream &os, llvm::StringRef entry) const {
     return a.second.ns > b.second.ns;
   });
   os << "\n"
-     << llvm::format("%-22s %-22s %12s %8s %10s  %s\n", "source op",
-                     "location", "ms/call", "% call", "runs/call",
-                     "by class (ms/call)");
+     << llvm::format("%-22s %-22s %12s %8s %10s  %s\n", "source op", "location",
+                     "ms/call", "% call", "runs/call", "by class (ms/call)");
   for (const auto &[key, row] :
        llvm::ArrayRef(sourceRows)
            .take_front(std::min(kMaxSourceRows, sourceRows.size())))
     os << llvm::format("%-22s %-22s %12.3f %7.1f%% %10.1f  ",
                        key.first.str().c_str(), key.second.str().c_str(),
-                       row.ns * perCall * 1e-6, pct(row.ns),
-                       row.runs * perCall)
+                       row.ns * perCall * 1e-6, pct(row.ns), row.runs * perCall)
        << splitByClass(row) << "\n";
   if (sourceRows.size() > kMaxSourceRows)
     os << "(" << sourceRows.size() - kMaxSourceRows

@@ -68,8 +68,7 @@ static LogicalResult makeParallel(RewriterBase &rewriter,
   for (scf::ForOp loop : loops) {
     for (Value bound :
          {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()})
-      if (Operation *def = bound.getDefiningOp();
-          def && outer->isAncestor(def))
+      if (Operation *def = bound.getDefiningOp(); def && outer->isAncestor(def))
         return failure();
     if (loop.getNumRegionIterArgs() != 0)
       return failure();
@@ -80,8 +79,9 @@ static LogicalResult makeParallel(RewriterBase &rewriter,
   rewriter.setInsertionPoint(outer);
   auto parallel =
       scf::ParallelOp::create(rewriter, outer.getLoc(), lbs, ubs, steps);
-  ValueRange ivs = parallel.getInductionVars();
-  for (auto [i, iv] : llvm::enumerate(ivs.drop_back()))
+  // A copy: getInductionVars() returns a temporary vector.
+  SmallVector<Value> ivs = parallel.getInductionVars();
+  for (auto [i, iv] : llvm::enumerate(ArrayRef(ivs).drop_back()))
     rewriter.replaceAllUsesWith(scf::ForOp(loops[i]).getInductionVar(), iv);
   Block *body = inner.getBody();
   rewriter.eraseOp(body->getTerminator());
@@ -127,12 +127,11 @@ struct TrellisInlineAllocaScopesPass
           TrellisInlineAllocaScopesPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    memref::AllocaScopeOp::getCanonicalizationPatterns(patterns,
-                                                       &getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
-                                     GreedyRewriteConfig()
-                                         .enableFolding(false)
-                                         .enableConstantCSE(false))))
+    memref::AllocaScopeOp::getCanonicalizationPatterns(patterns, &getContext());
+    if (failed(applyPatternsGreedily(
+            getOperation(), std::move(patterns),
+            GreedyRewriteConfig().enableFolding(false).enableConstantCSE(
+                false))))
       signalPassFailure();
   }
 };
