@@ -262,6 +262,18 @@ print(f"ms {1e3 * statistics.median(ts):.4f}")
 """
 
 
+def print_twin_step_time(step, steps):
+    """A twin's timing process: runs `step` once untimed, then `steps` times,
+    and prints the median as "ms/step median X" (what run_anchor parses)."""
+    step()
+    times = []
+    for _ in range(steps):
+        start = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - start)
+    print(f"ms/step median {1e3 * statistics.median(times):.3f}")
+
+
 def alternate_twins(rounds, run_side, label=""):
     """The timing loop of a Trellis-against-twin benchmark: for each round,
     at 1 and then 2 threads, both sides one after the other, in alternating

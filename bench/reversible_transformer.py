@@ -79,7 +79,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 
@@ -254,14 +253,7 @@ def twin_main(config, threads, steps):
     """The twin's timing process: the median ms of `steps` steps after one."""
     import torch
     torch.set_num_threads(threads)
-    twin = load_twin(config)
-    twin.step()
-    times = []
-    for _ in range(steps):
-        start = time.perf_counter()
-        twin.step()
-        times.append(time.perf_counter() - start)
-    print(f"ms/step median {1e3 * statistics.median(times):.3f}")
+    perf.print_twin_step_time(load_twin(config).step, steps)
 
 
 def rss_bytes():

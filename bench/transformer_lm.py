@@ -36,7 +36,6 @@ import shutil
 import statistics
 import sys
 import tempfile
-import time
 import types
 
 import numpy as np
@@ -172,13 +171,7 @@ def twin_main(config, threads, steps):
     with open(config) as f:
         c = json.load(f)
     twin = Twin([np.load(path) for path in c["inputs"]], c["heads"], c["adam"])
-    twin.step()
-    times = []
-    for _ in range(steps):
-        start = time.perf_counter()
-        twin.step()
-        times.append(time.perf_counter() - start)
-    print(f"ms/step median {1e3 * statistics.median(times):.3f}")
+    perf.print_twin_step_time(twin.step, steps)
 
 
 # -- the comparison --------------------------------------------------------------
