@@ -89,6 +89,7 @@ typedef struct TrellisCompileOptions {
   int outlineLoops;           /* nonzero: outline loops of huge functions */
   const char *cacheDir;       /* compile cache directory (copied); NULL or
                                  "": TRELLIS_CACHE_DIR, else no cache */
+  int parallelLoops;          /* nonzero: OpenMP loops for large linalg ops */
 } TrellisCompileOptions;
 
 void trellisCompileOptionsInit(TrellisCompileOptions *options);

@@ -93,6 +93,7 @@ void trellisCompileOptionsInit(TrellisCompileOptions *options) {
   options->vectorMath = defaults.vectorMath;
   options->outlineLoops = defaults.outlineLoops;
   options->cacheDir = nullptr;
+  options->parallelLoops = defaults.parallelLoops;
 }
 
 TrellisStatus
@@ -120,6 +121,7 @@ trellisCompilerCreateWithOptions(const TrellisCompileOptions *given,
   options.remat.budget = given->rematBudget;
   options.vectorMath = given->vectorMath != 0;
   options.outlineLoops = given->outlineLoops != 0;
+  options.parallelLoops = given->parallelLoops != 0;
   if (given->cacheDir)
     options.cacheDir = given->cacheDir;
   *compiler = new TrellisCompilerImpl{Compiler(std::move(options))};

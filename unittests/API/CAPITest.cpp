@@ -139,6 +139,10 @@ TEST(CAPI, CompileOptionsDefaultsAreTheTools) {
   EXPECT_EQ(options.remat, TRELLIS_REMAT_STORE);
   EXPECT_NE(options.vectorMath, 0);
   EXPECT_NE(options.outlineLoops, 0);
+  EXPECT_NE(options.parallelLoops, 0);
+  EXPECT_EQ(compileGradOfChain(options), "");
+  // And without parallel loops.
+  options.parallelLoops = 0;
   EXPECT_EQ(compileGradOfChain(options), "");
 }
 
