@@ -292,6 +292,40 @@ def alternate_twins(rounds, run_side, label=""):
     return ms
 
 
+def thread_rows(name, ms, anchor, target):
+    """The rows of a benchmark timed by alternate_twins: each thread count's
+    times and per-round ratios, then the ratio of the two sides' best-thread
+    times against `target` (a time ratio). `anchor` names the other side
+    ("PyTorch", ...)."""
+    rows = []
+    for threads in (1, 2):
+        ratio = [o / t for o, t in zip(ms["Trellis", threads], ms["PyTorch", threads])]
+        rows.append((f"{name}, {threads} thread{'s' if threads > 1 else ''}",
+                     f"{fmt(ms['Trellis', threads])} ms", f"{anchor} {fmt(ms['PyTorch', threads])} ms",
+                     f"{fmt(ratio)} (time ratio)"))
+    best = {side: min((statistics.median(ms[side, t]), t) for t in (1, 2))
+            for side in ("Trellis", "PyTorch")}
+    ratio = best["Trellis"][0] / best["PyTorch"][0]
+    rows.append((f"{name}, best thread count",
+                 f"{best['Trellis'][0]:.2f} ms ({best['Trellis'][1]} thr)",
+                 f"{anchor} {best['PyTorch'][0]:.2f} ms ({best['PyTorch'][1]} thr)",
+                 f"{ratio:.2f} (≤ {target}: {'met' if ratio <= target else 'not met'})"))
+    return rows
+
+
+def print_tables(rows, compile_rows):
+    """The closing tables of a benchmark script: (name, Trellis, anchor,
+    ratio) rows, then (model, compile_ms) rows."""
+    print()
+    print(f"{'benchmark':<34} {'Trellis':<28} {'anchor':<40} ratio")
+    for r in rows:
+        print(f"{r[0]:<34} {r[1]:<28} {r[2]:<40} {r[3]}")
+    print()
+    print(f"{'model':<48} compile_ms (parse → runnable, median)")
+    for name, ms in compile_rows:
+        print(f"{name:<48} {ms:.0f}")
+
+
 def summary(values):
     return statistics.median(values), min(values), max(values)
 
@@ -301,13 +335,25 @@ def fmt(values, unit=""):
     return f"{med:.2f}{unit} ({lo:.2f}–{hi:.2f})"
 
 
+def add_timing_args(p, rounds, steps):
+    """--rounds, --steps (both at least 1) and --build of a benchmark script."""
+    p.add_argument("--rounds", type=int, default=rounds)
+    p.add_argument("--steps", type=int, default=steps)
+    p.add_argument("--build", default=os.path.join(HERE, "..", "build"))
+
+
+def parse_timing_args(p):
+    a = p.parse_args()
+    if a.rounds < 1 or a.steps < 1:
+        p.error("--rounds and --steps must be at least 1")
+    return a
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--rounds", type=int, default=5)
-    p.add_argument("--steps", type=int, default=20)
-    p.add_argument("--build", default=os.path.join(HERE, "..", "build"))
+    add_timing_args(p, rounds=5, steps=20)
     p.add_argument("--only", default="gemm,mlp,rev,compile")
-    a = p.parse_args()
+    a = parse_timing_args(p)
     only = set(a.only.split(","))
     work = tempfile.mkdtemp(prefix="trellis_perf.")
     trellis = Trellis(a.build, work)
@@ -414,19 +460,7 @@ def main():
         # Each side at 1 and 2 threads, alternating; the target is on the
         # best of each (as for the LM and the reversible Transformer).
         ms = alternate_twins(a.rounds, run_rev, label=f"reversible stack L={L}, ")
-        for threads in (1, 2):
-            ratio = [o / t for o, t in zip(ms["Trellis", threads], ms["PyTorch", threads])]
-            rows.append((f"reversible stack L={L}, {threads} thread{'s' if threads > 1 else ''}",
-                         f"{fmt(ms['Trellis', threads])} ms",
-                         f"PyTorch reversible {fmt(ms['PyTorch', threads])} ms",
-                         f"{fmt(ratio)} (time ratio)"))
-        best = {side: min((statistics.median(ms[side, t]), t) for t in (1, 2))
-                for side in ("Trellis", "PyTorch")}
-        ratio = best["Trellis"][0] / best["PyTorch"][0]
-        rows.append((f"reversible stack L={L}, best threads",
-                     f"{best['Trellis'][0]:.2f} ms ({best['Trellis'][1]} thr)",
-                     f"PyTorch reversible {best['PyTorch'][0]:.2f} ms ({best['PyTorch'][1]} thr)",
-                     f"{ratio:.2f} (≤ 0.8: {'met' if ratio <= 0.8 else 'not met'})"))
+        rows += thread_rows(f"reversible stack L={L}", ms, "PyTorch reversible", 0.8)
         compile_rows.append((f"reversible stack L={L}", statistics.median(compile_ms)))
         print(*rows[-3:], flush=True)
 
@@ -453,14 +487,7 @@ def main():
         compile_rows += revtf_compile_rows
         print(*revtf_rows, flush=True)
 
-    print()
-    print(f"{'benchmark':<34} {'Trellis':<28} {'anchor':<36} ratio")
-    for r in rows:
-        print(f"{r[0]:<34} {r[1]:<28} {r[2]:<36} {r[3]}")
-    print()
-    print(f"{'model':<40} compile_ms (parse → runnable, median)")
-    for name, ms in compile_rows:
-        print(f"{name:<40} {ms:.0f}")
+    print_tables(rows, compile_rows)
     shutil.rmtree(work, ignore_errors=True)
 
 

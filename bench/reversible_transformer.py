@@ -387,19 +387,7 @@ def measure(trellis, work, depths=DEPTHS, length=LENGTH, rounds=3, steps=3):
     for depth in depths:
         m = found[depth] = measure_depth(trellis, work, length, depth, rounds, steps)
         ms = m["ms"]
-        for threads in (1, 2):
-            ratio = [o / t for o, t in zip(ms["Trellis", threads], ms["PyTorch", threads])]
-            rows.append((f"revTF d={depth}, {threads} thread{'s' if threads > 1 else ''}",
-                         f"{perf.fmt(ms['Trellis', threads])} ms",
-                         f"PyTorch {perf.fmt(ms['PyTorch', threads])} ms",
-                         f"{perf.fmt(ratio)} (time ratio)"))
-        best = {side: min((statistics.median(ms[side, t]), t) for t in (1, 2))
-                for side in ("Trellis", "PyTorch")}
-        ratio = best["Trellis"][0] / best["PyTorch"][0]
-        rows.append((f"revTF d={depth}, best thread count",
-                     f"{best['Trellis'][0]:.1f} ms ({best['Trellis'][1]} thr)",
-                     f"PyTorch {best['PyTorch'][0]:.1f} ms ({best['PyTorch'][1]} thr)",
-                     f"{ratio:.2f} (≤ {TARGET}: {'met' if ratio <= TARGET else 'not met'})"))
+        rows += perf.thread_rows(f"revTF d={depth}", ms, "PyTorch", TARGET)
         rows.append((f"revTF d={depth}, peak memory/step",
                      f"{m['peak'] / MiB:.1f} MiB",
                      f"PyTorch {m['twin_peak'] / MiB:.1f} MiB (RSS {m['twin_rss'] / MiB:+.0f})",
@@ -429,12 +417,8 @@ def main():
     p.add_argument("--length", type=int, help=f"sequence length (default {LENGTH}; --small: "
                    f"{SMALL_LENGTH})")
     p.add_argument("--small", action="store_true", help="the development size")
-    p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--steps", type=int, default=3)
-    p.add_argument("--build", default=os.path.join(HERE, "..", "build"))
-    a = p.parse_args()
-    if a.rounds < 1 or a.steps < 1:
-        p.error("--rounds and --steps must be at least 1")
+    perf.add_timing_args(p, rounds=3, steps=3)
+    a = perf.parse_timing_args(p)
     try:
         depths = (tuple(int(d) for d in a.depths.split(",")) if a.depths
                   else SMALL_DEPTHS if a.small else DEPTHS)
@@ -451,13 +435,7 @@ def main():
               f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
         rows, compile_rows = measure(perf.Trellis(a.build, work), work, depths, length,
                                      a.rounds, a.steps)
-        print()
-        for r in rows:
-            print(f"{r[0]:<34} {r[1]:<28} {r[2]:<40} {r[3]}")
-        print()
-        print(f"{'model':<48} compile_ms (parse → runnable, median)")
-        for name, ms in compile_rows:
-            print(f"{name:<48} {ms:.0f}")
+        perf.print_tables(rows, compile_rows)
         print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     finally:
         shutil.rmtree(work, ignore_errors=True)

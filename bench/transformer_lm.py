@@ -227,18 +227,7 @@ def measure(trellis, work, s, rounds, steps):
             threads, r"ms/step median ([0-9.]+)")
 
     ms = perf.alternate_twins(rounds, run_side)
-    rows = []
-    for threads in (1, 2):
-        ratio = [o / t for o, t in zip(ms["Trellis", threads], ms["PyTorch", threads])]
-        rows.append((f"LM step, {threads} thread{'s' if threads > 1 else ''}",
-                     f"{perf.fmt(ms['Trellis', threads])} ms", f"PyTorch {perf.fmt(ms['PyTorch', threads])} ms",
-                     f"{perf.fmt(ratio)} (time ratio)"))
-    best = {side: min((statistics.median(ms[side, t]), t) for t in (1, 2)) for side in ("Trellis", "PyTorch")}
-    ratio = best["Trellis"][0] / best["PyTorch"][0]
-    rows.append(("LM step, best thread count",
-                 f"{best['Trellis'][0]:.2f} ms ({best['Trellis'][1]} thr)",
-                 f"PyTorch {best['PyTorch'][0]:.2f} ms ({best['PyTorch'][1]} thr)",
-                 f"{ratio:.2f} (≤ 0.6: {'met' if ratio <= 0.6 else 'not met'})"))
+    rows = perf.thread_rows("LM step", ms, "PyTorch", 0.6)
     speedup = {side: statistics.median(ms[side, 1]) / statistics.median(ms[side, 2])
                for side in ("Trellis", "PyTorch")}
     rows.append(("LM step, 2-thread speedup", f"{speedup['Trellis']:.2f}×",
@@ -252,22 +241,15 @@ def main():
         return twin_main(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--small", action="store_true", help=f"the development size ({describe(SMALL)})")
-    p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--steps", type=int, default=5)
-    p.add_argument("--build", default=os.path.join(HERE, "..", "build"))
-    a = p.parse_args()
-    if a.rounds < 1 or a.steps < 1:
-        p.error("--rounds and --steps must be at least 1")
+    perf.add_timing_args(p, rounds=3, steps=5)
+    a = perf.parse_timing_args(p)
     s = SMALL if a.small else ISSUE
     work = tempfile.mkdtemp(prefix="trellis_lm.")
     print(f"bench/transformer_lm.py: {describe(s)}; {a.rounds} rounds of {a.steps} steps, "
           f"alternating; medians over rounds (min–max)", flush=True)
     print(f"host: {perf.host_description()}", flush=True)
     rows, compile_ms = measure(perf.Trellis(a.build, work), work, s, a.rounds, a.steps)
-    print()
-    for r in rows:
-        print(f"{r[0]:<30} {r[1]:<28} {r[2]:<36} {r[3]}")
-    print(f"Trellis compile_ms (parse → runnable, median): {compile_ms:.0f}")
+    perf.print_tables(rows, [(f"Transformer LM step ({describe(s)})", compile_ms)])
     shutil.rmtree(work, ignore_errors=True)
 
 
