@@ -27,16 +27,26 @@
 #include <link.h>
 #include <string>
 
+/// The process's glibc libmvec, opened once; null if there is none.
+static void *getVectorMathLibrary() {
+  static void *const handle = []() -> void * {
+#if defined(__x86_64__) && defined(__GLIBC__)
+    return ::dlopen("libmvec.so.1", RTLD_LAZY | RTLD_NODELETE);
+#else
+    return nullptr;
+#endif
+  }();
+  return handle;
+}
+
 llvm::StringRef trellis::runtime::vectorMathLibraryPath() {
   // Resolved once per process: the engine wants a path, not a soname.
   static const std::string path = [] {
-#if defined(__x86_64__) && defined(__GLIBC__)
     struct link_map *map = nullptr;
-    void *handle = ::dlopen("libmvec.so.1", RTLD_LAZY | RTLD_NODELETE);
+    void *handle = getVectorMathLibrary();
     if (handle && ::dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map &&
         map->l_name)
       return std::string(map->l_name);
-#endif
     return std::string();
   }();
   return path;
@@ -51,7 +61,7 @@ static bool hasWideVectorMath(llvm::TargetMachine &targetMachine) {
           "+avx512f"))
     return false;
   static const bool found = [] {
-    void *mvec = ::dlopen("libmvec.so.1", RTLD_LAZY | RTLD_NODELETE);
+    void *mvec = getVectorMathLibrary();
     return mvec && ::dlsym(mvec, "_ZGVeN16v_erfcf") &&
            ::dlsym(mvec, "_ZGVeN8v_erfc");
   }();
@@ -84,7 +94,8 @@ static void addVectorMath(llvm::TargetLibraryInfoImpl &info,
                        /*Masked=*/false,
                        lanes == 2   ? "_ZGV_LLVM_N2v"
                        : lanes == 4 ? "_ZGV_LLVM_N4v"
-                                    : "_ZGV_LLVM_N8v",
+                       : lanes == 8 ? "_ZGV_LLVM_N8v"
+                                    : "_ZGV_LLVM_N16v",
                        std::nullopt);
   };
   for (const auto &f : f32) {
@@ -112,8 +123,7 @@ static void addVectorMath(llvm::TargetLibraryInfoImpl &info,
                  {"tanh", "_ZGVeN8v_tanh"}, {"llvm.tanh.f64", "_ZGVeN8v_tanh"},
                  {"erf", "_ZGVeN8v_erf"},   {"erfc", "_ZGVeN8v_erfc"}};
     for (const auto &f : f32x16)
-      descs.emplace_back(f.scalar, f.vector, llvm::ElementCount::getFixed(16),
-                         /*Masked=*/false, "_ZGV_LLVM_N16v", std::nullopt);
+      add(f.scalar, f.vector, 16);
     for (const auto &f : f64x8)
       add(f.scalar, f.vector, 8);
   }

@@ -92,12 +92,13 @@ llvm::Error trellis::runtime::appendRuntimeSymbolLibraries(
   // "Threads").
   llvm::StringRef omp = TRELLIS_OMP_LIBRARY_PATH;
   bool haveOmp = !omp.empty() && llvm::sys::fs::exists(omp);
-  if (usesOpenMP(module) && !haveOmp)
+  bool parallel = usesOpenMP(module);
+  if (parallel && !haveOmp)
     return makeError("the program has parallel loops but LLVM's OpenMP "
                      "runtime was not found when Trellis was built "
                      "(install libomp-22-dev, or --parallel-loops=false)");
-  if (haveOmp && (usesOpenMP(module) ||
-                  usesRuntimeLibrary(module, RuntimeLibrary::Dnnl)))
+  if (haveOmp &&
+      (parallel || usesRuntimeLibrary(module, RuntimeLibrary::Dnnl)))
     libraries.push_back(omp.str());
   if (usesRuntimeLibrary(module, RuntimeLibrary::Cblas)) {
     llvm::Expected<std::string> path =
