@@ -140,13 +140,6 @@ llvm::Expected<Profile> Profile::fromModule(mlir::ModuleOp lowered,
   return profile;
 }
 
-void Profile::reset() {
-  for (SiteTime &time : times)
-    time = SiteTime();
-  wallTotalNs = 0;
-  calls = 0;
-}
-
 namespace {
 /// A row of a table: time and runs, and per class for source-op rows.
 struct Row {

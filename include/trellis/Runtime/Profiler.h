@@ -76,18 +76,8 @@ public:
   }
   /// Prints the tables of the calls so far (per call: the mean).
   void print(llvm::raw_ostream &os, llvm::StringRef entry) const;
-  /// Forgets the calls so far (the sites stay).
-  void reset();
-
-  unsigned getCalls() const { return calls; }
-  /// Total time of site `i` over all calls, in nanoseconds, and how often
-  /// it ran.
-  double getSiteNs(size_t i) const { return times[i].ns; }
-  uint64_t getSiteRuns(size_t i) const { return times[i].runs; }
-  const std::vector<ProfileSite> &getSites() const { return sites; }
 
 private:
-  friend class ProfileScope;
   struct SiteTime {
     double ns = 0;
     uint64_t runs = 0;
