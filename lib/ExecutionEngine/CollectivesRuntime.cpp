@@ -105,11 +105,15 @@ template <typename T> int count(StridedMemRefType<T, 1> *m, const char *op) {
   return static_cast<int>(m->sizes[0]);
 }
 
-/// Communicators of `groups` attributes (and Adasum's per-round blocks),
-/// created once by all ranks in program order and kept for the process's
-/// life.
-std::map<std::vector<int64_t>, MPI_Comm> &groupComms() {
-  static std::map<std::vector<int64_t>, MPI_Comm> comms;
+/// A `groups` attribute as the runtime receives it: the size of its groups
+/// and their ranks row after row. Both are needed: `[[0,1],[2,3]]` and
+/// `[[0,1,2,3]]` have the same rows flattened.
+using GroupsKey = std::pair<int64_t, std::vector<int64_t>>;
+
+/// Communicators of `groups` attributes, created once by all ranks in
+/// program order and kept for the process's life.
+std::map<GroupsKey, MPI_Comm> &groupComms() {
+  static std::map<GroupsKey, MPI_Comm> comms;
   return comms;
 }
 
@@ -125,15 +129,17 @@ MPI_Comm groupComm(StridedMemRefType<int64_t, 1> *groups, int64_t groupSize,
     fail("%s: the program was compiled for %lld ranks (its groups) but the "
          "job has %d",
          op, static_cast<long long>(total), size);
-  std::vector<int64_t> key(groups->data + groups->offset,
-                           groups->data + groups->offset + total);
+  GroupsKey key(groupSize,
+                std::vector<int64_t>(groups->data + groups->offset,
+                                     groups->data + groups->offset + total));
   auto &comms = groupComms();
   auto it = comms.find(key);
   if (it != comms.end())
     return it->second;
+  const std::vector<int64_t> &ranks = key.second;
   int rank = worldRank(), color = -1, position = -1;
   for (int64_t i = 0; i < total; ++i)
-    if (key[i] == rank) {
+    if (ranks[i] == rank) {
       color = static_cast<int>(i / groupSize);
       position = static_cast<int>(i % groupSize);
     }
