@@ -115,6 +115,7 @@ void trellis::registerAllPasses() {
   registerFixOpenMPISymbols();
   registerTrellisParallelizeLinalg();
   registerTrellisInlineAllocaScopes();
+  registerTrellisOutlineParallelRegions();
   registerTrellisProfileOps();
   coll::registerTrellisCollPasses();
   ad::registerTrellisADPasses();

@@ -57,7 +57,12 @@ def ConvertCollToMPI : Pass<"convert-coll-to-mpi", "::mlir::ModuleOp"> {
     (the `mpi` ops count elements along the first dimension only).
 
     * `psum` without groups becomes upstream `mpi.allreduce` (`MPI_SUM`) on
-      `mpi.comm_world`; `pmean` divides it by the axis size.
+      `mpi.comm_world`; `pmean` divides it by the axis size. A buffer of
+      more than `max-count` elements is reduced by an `scf.for` over pieces
+      of at most `max-count` (`memref.subview`s), since the upstream
+      lowering passes the count as a 32-bit int. Every `mpi.allreduce`'s
+      return code goes to the runtime's `trellis_coll_check_result`, which
+      ends the job with one line naming the collective if it is an error.
     * `axis_index` becomes `mpi.comm_rank`.
     * Where the upstream dialect has no op or its OpenMPI lowering is wrong
       (LLVM 22: `comm_split` results read as 32-bit ints although OpenMPI
@@ -66,7 +71,9 @@ def ConvertCollToMPI : Pass<"convert-coll-to-mpi", "::mlir::ModuleOp"> {
       runtime (`lib/ExecutionEngine/CollectivesRuntime.cpp`): psum/pmean
       with groups, ppermute (non-blocking, deadlock-free for any pairs),
       all_gather (`MPI_Allgather`, then a transpose for `dim > 0`), Adasum
-      (vector-halving, distance-doubling) and axis_size.
+      (vector-halving, distance-doubling) and axis_size. They get
+      `max-count` as their last argument and split their MPI calls the
+      same way.
 
     The module gets `dlti.map<"MPI:Implementation" = "OpenMPI">` unless it
     names an implementation already. Only the axis `"batch"` (all ranks) is
@@ -95,13 +102,18 @@ def ConvertCollToMPI : Pass<"convert-coll-to-mpi", "::mlir::ModuleOp"> {
     Option<"checkAgreement", "check-agreement", "bool", /*default=*/"false",
            "Check before each collective that all ranks are about to run "
            "the same one (op, dtype, shape, groups/pairs); a mismatch ends "
-           "the job with one line naming the ranks">
+           "the job with one line naming the ranks">,
+    Option<"maxCount", "max-count", "int64_t", /*default=*/"2147483647",
+           "The most elements one MPI call moves (MPI counts are 32-bit "
+           "ints): larger buffers go in pieces of this size. Lower it only "
+           "to test the pieces (1 to 2147483647)">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
     "mlir::DLTIDialect", "mlir::func::FuncDialect",
     "mlir::linalg::LinalgDialect", "mlir::memref::MemRefDialect",
-    "mlir::mpi::MPIDialect", "mlir::tensor::TensorDialect"
+    "mlir::mpi::MPIDialect", "mlir::scf::SCFDialect",
+    "mlir::tensor::TensorDialect"
   ];
 }
 
@@ -293,6 +305,55 @@ def TrellisInlineAllocaScopes : Pass<"trellis-inline-alloca-scopes",
     between the two.
   }];
   let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
+def TrellisOutlineParallelRegions
+    : Pass<"trellis-outline-parallel-regions", "mlir::ModuleOp"> {
+  let summary = "Give each OpenMP parallel region of a function with many a "
+                "function of its own";
+  let description = [{
+    The translation to LLVM IR outlines every `omp.parallel` region into a
+    microtask with OpenMPIRBuilder, which builds a CodeExtractor analysis of
+    the whole enclosing function for each region: time quadratic in the
+    number of regions of a function. A Transformer training step with
+    parallel loops has hundreds of regions in one function of ~100,000
+    instructions, and its translation took 0.6-2.6 s of its compile
+    (docs/performance.md).
+
+    This pass runs after `convert-scf-to-openmp`: in each function with at
+    least `min-regions` outermost `omp.parallel` ops, each of them moves into
+    a new private function (upstream's `outlineSingleBlockRegion`) that
+    takes the values it uses from outside as arguments, except constants,
+    which are cloned into it so that the loops keep their constant bounds.
+    The function is called where the region was; LLVM may inline it back
+    after translation. Memrefs keep their static types, so address
+    arithmetic inside stays constant-folded as before.
+
+    Example:
+
+    ```mlir
+    func.func @f(%x: memref<1024xf32>) {
+      %c0 = arith.constant 0 : index
+      omp.parallel { ... %x ... %c0 ... }
+    }
+    // becomes
+    func.func private @f.omp.0(%x: memref<1024xf32>) {
+      %c0 = arith.constant 0 : index
+      omp.parallel { ... %x ... %c0 ... }
+      return
+    }
+    func.func @f(%x: memref<1024xf32>) {
+      call @f.omp.0(%x) : (memref<1024xf32>) -> ()
+    }
+    ```
+  }];
+  let options = [
+    Option<"minRegions", "min-regions", "int64_t", /*default=*/"8",
+           "Outline the regions of functions with at least this many "
+           "(0: none)">
+  ];
+  let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::scf::SCFDialect"];
 }
 
 def TrellisProfileOps : Pass<"trellis-profile-ops", "mlir::ModuleOp"> {

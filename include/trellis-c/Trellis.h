@@ -90,6 +90,7 @@ typedef struct TrellisCompileOptions {
   const char *cacheDir;       /* compile cache directory (copied); NULL or
                                  "": TRELLIS_CACHE_DIR, else no cache */
   int parallelLoops;          /* nonzero: OpenMP loops for large linalg ops */
+  unsigned compileThreads;    /* threads of code generation; 0: one a core */
 } TrellisCompileOptions;
 
 void trellisCompileOptionsInit(TrellisCompileOptions *options);

@@ -94,6 +94,7 @@ void trellisCompileOptionsInit(TrellisCompileOptions *options) {
   options->outlineLoops = defaults.outlineLoops;
   options->cacheDir = nullptr;
   options->parallelLoops = defaults.parallelLoops;
+  options->compileThreads = defaults.compileThreads;
 }
 
 TrellisStatus
@@ -122,6 +123,7 @@ trellisCompilerCreateWithOptions(const TrellisCompileOptions *given,
   options.vectorMath = given->vectorMath != 0;
   options.outlineLoops = given->outlineLoops != 0;
   options.parallelLoops = given->parallelLoops != 0;
+  options.compileThreads = given->compileThreads;
   if (given->cacheDir)
     options.cacheDir = given->cacheDir;
   *compiler = new TrellisCompilerImpl{Compiler(std::move(options))};

@@ -107,6 +107,7 @@ void trellis::buildLowerToLLVMPipeline(OpPassManager &pm,
   if (options.parallelLoops) {
     pm.addPass(createConvertSCFToOpenMPPass());
     pm.addNestedPass<func::FuncOp>(createTrellisInlineAllocaScopes());
+    pm.addPass(createTrellisOutlineParallelRegions());
   }
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());

@@ -5,7 +5,6 @@
 #include "OutOfMemory.h"
 #include "trellis/Runtime/RuntimeConfig.h"
 
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ExecutionEngine/Orc/Core.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -179,10 +178,6 @@ getAllocHookSymbols(llvm::orc::MangleAndInterner interner) {
       &_mlir_memref_to_llvm_aligned_alloc);
   add("_mlir_memref_to_llvm_free", &_mlir_memref_to_llvm_free);
   return symbols;
-}
-
-void trellis::runtime::registerAllocHooks(mlir::ExecutionEngine &engine) {
-  engine.registerSymbols(getAllocHookSymbols);
 }
 
 void trellis::runtime::registerAllocHooks(llvm::orc::LLJIT &jit) {

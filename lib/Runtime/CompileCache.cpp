@@ -5,7 +5,6 @@
 #include "Optimizer.h"
 #include "RuntimeError.h"
 
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/OperationSupport.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -13,6 +12,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Config/llvm-config.h"
+#include "llvm/Object/Archive.h"
+#include "llvm/Object/ArchiveWriter.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
@@ -37,7 +38,7 @@ using namespace trellis::runtime;
 
 /// The layout of the files of an entry and of what the key covers. Bump it
 /// whenever either changes, so that older entries become misses.
-static constexpr int64_t kCacheFormat = 1;
+static constexpr int64_t kCacheFormat = 2;
 
 #ifndef TRELLIS_BUILD_VERSION
 #define TRELLIS_BUILD_VERSION "unknown"
@@ -176,8 +177,8 @@ static void hashHost(HashStream &os) {
 static void hashOptions(HashStream &os, const CompileOptions &options) {
   const auto &[attentionChunk, checkCollectives, remat, gradientReduction,
                sgemm, parallelLoops, profile, pipeline, optLevel, vectorMath,
-               outlineLoops, dumpLLVMIR, sharedLibPaths, blasLibraryPath,
-               dnnlLibraryPath, cacheDir] = options;
+               outlineLoops, compileThreads, dumpLLVMIR, sharedLibPaths,
+               blasLibraryPath, dnnlLibraryPath, cacheDir] = options;
   os.field("attentionChunk", attentionChunk);
   os.field("checkCollectives", checkCollectives);
   const auto &[policy, every, budget] = remat;
@@ -199,7 +200,9 @@ static void hashOptions(HashStream &os, const CompileOptions &options) {
   os.field("optLevel", optLevel);
   os.field("vectorMath", vectorMath);
   os.field("outlineLoops", outlineLoops);
-  // Not the code's: where the IR is dumped (never here) and the cache.
+  // Not the code's: how many threads generate it, where the IR is dumped
+  // (never here) and the cache.
+  (void)compileThreads;
   (void)dumpLLVMIR;
   (void)cacheDir;
   os.field("sharedLibPaths", static_cast<int64_t>(sharedLibPaths.size()));
@@ -276,10 +279,36 @@ static std::string getSha256(llvm::StringRef bytes) {
                      /*LowerCase=*/true);
 }
 
+/// Returns copies of the members of the ar archive `archive`, in order; an
+/// archive without members is an error.
+static llvm::Expected<std::vector<std::unique_ptr<llvm::MemoryBuffer>>>
+readArchive(llvm::MemoryBufferRef archive) {
+  llvm::Expected<std::unique_ptr<llvm::object::Archive>> parsed =
+      llvm::object::Archive::create(archive);
+  if (!parsed)
+    return parsed.takeError();
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> members;
+  llvm::Error err = llvm::Error::success();
+  for (const llvm::object::Archive::Child &child : (*parsed)->children(err)) {
+    llvm::Expected<llvm::MemoryBufferRef> member = child.getMemoryBufferRef();
+    if (!member) {
+      llvm::consumeError(std::move(err));
+      return member.takeError();
+    }
+    members.push_back(llvm::MemoryBuffer::getMemBufferCopy(
+        member->getBuffer(), member->getBufferIdentifier()));
+  }
+  if (err)
+    return std::move(err);
+  if (members.empty())
+    return makeError("it has no object");
+  return members;
+}
+
 std::optional<CachedCode> CompileCacheEntry::load() const {
   std::string manifestPath = getPath() + ".json";
-  std::string objectPath = getPath() + ".o";
-  // No manifest: a miss. (An object without one is a store under way or an
+  std::string archivePath = getPath() + ".a";
+  // No manifest: a miss. (An archive without one is a store under way or an
   // interrupted one: the manifest is renamed into place last.)
   if (!llvm::sys::fs::exists(manifestPath))
     return std::nullopt;
@@ -305,8 +334,8 @@ std::optional<CachedCode> CompileCacheEntry::load() const {
     return std::nullopt;
   }
   std::optional<llvm::StringRef> manifestKey = manifest->getString("key");
-  std::optional<int64_t> size = manifest->getInteger("object_bytes");
-  std::optional<llvm::StringRef> sha256 = manifest->getString("object_sha256");
+  std::optional<int64_t> size = manifest->getInteger("archive_bytes");
+  std::optional<llvm::StringRef> sha256 = manifest->getString("archive_sha256");
   std::optional<bool> communicates = manifest->getBoolean("communicates");
   const llvm::json::Array *libraries = manifest->getArray("libraries");
   if (!manifestKey || *manifestKey != key || !size || !sha256 ||
@@ -329,33 +358,39 @@ std::optional<CachedCode> CompileCacheEntry::load() const {
     code.info.libraries.push_back(path->str());
   }
 
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> object =
-      llvm::MemoryBuffer::getFile(objectPath, /*IsText=*/false,
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(archivePath, /*IsText=*/false,
                                   /*RequiresNullTerminator=*/false);
-  if (!object) {
-    warnIgnored("cannot read " + objectPath + ": " +
-                object.getError().message());
+  if (!file) {
+    warnIgnored("cannot read " + archivePath + ": " +
+                file.getError().message());
     return std::nullopt;
   }
-  llvm::StringRef bytes = (*object)->getBuffer();
+  llvm::StringRef bytes = (*file)->getBuffer();
   if (static_cast<int64_t>(bytes.size()) != *size) {
-    warnIgnored("the object has " + llvm::Twine(bytes.size()) +
+    warnIgnored("the archive has " + llvm::Twine(bytes.size()) +
                 " bytes, the manifest says " + llvm::Twine(*size));
     return std::nullopt;
   }
   if (getSha256(bytes) != *sha256) {
-    warnIgnored("the object's SHA-256 is not the manifest's");
+    warnIgnored("the archive's SHA-256 is not the manifest's");
     return std::nullopt;
   }
-  code.object = std::move(*object);
+  llvm::Expected<std::vector<std::unique_ptr<llvm::MemoryBuffer>>> objects =
+      readArchive((*file)->getMemBufferRef());
+  if (!objects) {
+    warnIgnored("the archive does not parse: " +
+                llvm::toString(objects.takeError()));
+    return std::nullopt;
+  }
+  code.objects = std::move(*objects);
   return code;
 }
 
 /// Returns true if `object` has sections of constructors or destructors (or
-/// cannot be read), which neither JIT runs. (The IR's llvm.global_ctors and
-/// dtors are not among them: ORC's IR platform makes functions of them,
-/// `__orc_init_func.*`, which the hit's LLJIT finds in the object and runs
-/// as the ExecutionEngine does.)
+/// cannot be read), which the JIT does not run. (The IR's llvm.global_ctors
+/// and dtors are not among them: lowerGlobalConstructors made a function of
+/// them, which a compile and a hit run alike.)
 static bool hasInitializers(llvm::MemoryBufferRef object) {
   llvm::Expected<std::unique_ptr<llvm::object::ObjectFile>> file =
       llvm::object::ObjectFile::createObjectFile(object);
@@ -377,15 +412,6 @@ static bool hasInitializers(llvm::MemoryBufferRef object) {
   return false;
 }
 
-/// Returns true if `library` follows the ExecutionEngine's init and destroy
-/// protocol, which a hit does not replay.
-static bool hasEngineInitFunction(const std::string &library) {
-  llvm::sys::DynamicLibrary handle =
-      llvm::sys::DynamicLibrary::getPermanentLibrary(library.c_str());
-  return handle.isValid() &&
-         handle.getAddressOfSymbol(mlir::ExecutionEngine::kLibraryInitFnName);
-}
-
 /// Creates a file of a unique name matching `model` in `directory`
 /// (`%` are random) and returns its path; the file is closed, empty.
 static llvm::Expected<std::string> createTemporary(llvm::StringRef model) {
@@ -397,10 +423,28 @@ static llvm::Expected<std::string> createTemporary(llvm::StringRef model) {
   return path.str().str();
 }
 
-void CompileCacheEntry::store(mlir::ExecutionEngine &engine,
-                              const CachedCodeInfo &info) const {
-  if (llvm::any_of(info.libraries, hasEngineInitFunction))
+void CompileCacheEntry::store(
+    llvm::ArrayRef<std::unique_ptr<llvm::MemoryBuffer>> objects,
+    const CachedCodeInfo &info) const {
+  if (llvm::any_of(objects, [](const std::unique_ptr<llvm::MemoryBuffer> &o) {
+        return hasInitializers(o->getMemBufferRef());
+      }))
     return;
+  std::vector<llvm::NewArchiveMember> members;
+  for (const std::unique_ptr<llvm::MemoryBuffer> &object : objects)
+    members.emplace_back(object->getMemBufferRef());
+  std::vector<std::string> memberNames;
+  for (size_t i = 0; i < members.size(); ++i)
+    memberNames.push_back(std::to_string(i) + ".o");
+  for (size_t i = 0; i < members.size(); ++i)
+    members[i].MemberName = memberNames[i];
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> archive =
+      llvm::writeArchiveToBuffer(members, llvm::SymtabWritingMode::NoSymtab,
+                                 llvm::object::Archive::K_GNU,
+                                 /*Deterministic=*/true, /*Thin=*/false);
+  if (!archive)
+    return warnUnwritable(directory, "cannot make an archive of the code: " +
+                                         llvm::toString(archive.takeError()));
   if (std::error_code ec = llvm::sys::fs::create_directories(directory))
     return warnUnwritable(directory, "cannot create it: " + ec.message());
 
@@ -412,19 +456,24 @@ void CompileCacheEntry::store(mlir::ExecutionEngine &engine,
     for (const std::string &path : temporaries)
       llvm::sys::fs::remove(path);
   });
-  llvm::Expected<std::string> objectTemp =
-      createTemporary(getPath() + "-%%%%%%%%.o.tmp");
-  if (!objectTemp)
-    return warnUnwritable(directory, llvm::toString(objectTemp.takeError()));
-  temporaries.push_back(*objectTemp);
-  engine.dumpToObjectFile(*objectTemp);
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> object =
-      llvm::MemoryBuffer::getFile(*objectTemp, /*IsText=*/false,
-                                  /*RequiresNullTerminator=*/false);
-  if (!object || (*object)->getBufferSize() == 0)
-    return warnUnwritable(directory, "the JIT's object code was not written");
-  if (hasInitializers((*object)->getMemBufferRef()))
-    return;
+  llvm::Expected<std::string> archiveTemp =
+      createTemporary(getPath() + "-%%%%%%%%.a.tmp");
+  if (!archiveTemp)
+    return warnUnwritable(directory, llvm::toString(archiveTemp.takeError()));
+  temporaries.push_back(*archiveTemp);
+  llvm::StringRef bytes = (*archive)->getBuffer();
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(*archiveTemp, ec);
+    if (!ec) {
+      os << bytes;
+      os.close();
+      ec = os.error();
+    }
+    if (ec)
+      return warnUnwritable(directory, "cannot write " + *archiveTemp + ": " +
+                                           ec.message());
+  }
 
   std::string manifest;
   {
@@ -441,9 +490,9 @@ void CompileCacheEntry::store(mlir::ExecutionEngine &engine,
           json.value(library);
       });
       json.attribute("communicates", info.communicates);
-      json.attribute("object_bytes",
-                     static_cast<int64_t>((*object)->getBufferSize()));
-      json.attribute("object_sha256", getSha256((*object)->getBuffer()));
+      json.attribute("objects", static_cast<int64_t>(objects.size()));
+      json.attribute("archive_bytes", static_cast<int64_t>(bytes.size()));
+      json.attribute("archive_sha256", getSha256(bytes));
     });
     os << "\n";
   }
@@ -464,7 +513,7 @@ void CompileCacheEntry::store(mlir::ExecutionEngine &engine,
       return warnUnwritable(directory, "cannot write " + *manifestTemp + ": " +
                                            ec.message());
   }
-  for (auto [from, to] : {std::pair{*objectTemp, getPath() + ".o"},
+  for (auto [from, to] : {std::pair{*archiveTemp, getPath() + ".a"},
                           std::pair{*manifestTemp, getPath() + ".json"}})
     if (std::error_code ec = llvm::sys::fs::rename(from, to))
       return warnUnwritable(directory, "cannot rename " + from + " to " + to +

@@ -4,10 +4,11 @@
 // docs/compile-cache.md). A compile is named by a SHA-256 key of everything
 // that decides its machine code: the cache format, the Trellis build and its
 // LLVM, the host CPU, the options, the entry names and the module as parsed.
-// A miss compiles as always and keeps the ExecutionEngine's object code as
-// DIR/<key>.o with a manifest DIR/<key>.json (the libraries the code needs,
-// whether it communicates, the object's size and SHA-256); a hit links that
-// object (CompiledCode.h) without lowering anything.
+// A miss compiles as always and keeps the object code of its partitions
+// (CodeGen.h) as an ar archive DIR/<key>.a with a manifest DIR/<key>.json
+// (the libraries the code needs, whether it communicates, the archive's
+// size and SHA-256); a hit links those objects (CompiledCode.h) without
+// lowering anything.
 //
 // Nothing read from the directory is trusted: an entry that cannot be read,
 // does not parse or does not match its checksum is reported in one line on
@@ -36,10 +37,6 @@ namespace llvm {
 class MemoryBuffer;
 } // namespace llvm
 
-namespace mlir {
-class ExecutionEngine;
-} // namespace mlir
-
 namespace trellis::runtime {
 
 /// What a hit needs besides the object code and cannot know without
@@ -54,7 +51,7 @@ struct CachedCodeInfo {
 
 /// The object code of a hit, and what it needs.
 struct CachedCode {
-  std::unique_ptr<llvm::MemoryBuffer> object;
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects;
   CachedCodeInfo info;
 };
 
@@ -80,24 +77,24 @@ public:
   CompileCacheEntry(llvm::StringRef directory, llvm::StringRef key)
       : directory(directory.str()), key(key.str()) {}
 
-  /// Returns DIR/<key> (the entry's files add `.o` and `.json`).
+  /// Returns DIR/<key> (the entry's files add `.a` and `.json`).
   std::string getPath() const;
 
   /// Reads the entry. Returns nullopt if there is none, or, after a one-line
   /// warning (warnIgnored), if it cannot be trusted: unreadable, malformed,
-  /// of another key or format, an object whose size or SHA-256 is not the
-  /// manifest's, a library that is gone.
+  /// of another key or format, an archive whose size or SHA-256 is not the
+  /// manifest's or that does not parse, a library that is gone.
   std::optional<CachedCode> load() const;
 
-  /// Keeps the object code `engine` compiled (it must have been created
-  /// with enableObjectDump) and `info` as this entry, replacing what is
-  /// there. Code a hit could not run as a compile does is not kept: an
-  /// object with sections of constructors or destructors (.init_array,
-  /// .ctors, ...), libraries with the ExecutionEngine's init protocol. (The
-  /// IR's global constructors become functions a hit runs.) A directory that
-  /// cannot be created or written is reported in one line; the compile goes
-  /// on.
-  void store(mlir::ExecutionEngine &engine, const CachedCodeInfo &info) const;
+  /// Keeps `objects`, the object code of a compile, and `info` as this
+  /// entry, replacing what is there. Code a hit could not run as a compile
+  /// does is not kept: an object with sections of constructors or
+  /// destructors (.init_array, .ctors, ...). (The IR's global constructors
+  /// become a function that both run, lowerGlobalConstructors.) A directory
+  /// that cannot be created or written is reported in one line; the compile
+  /// goes on.
+  void store(llvm::ArrayRef<std::unique_ptr<llvm::MemoryBuffer>> objects,
+             const CachedCodeInfo &info) const;
 
   /// Prints "trellis: cache entry DIR/<key> ignored: <reason>" on stderr.
   void warnIgnored(const llvm::Twine &reason) const;

@@ -2,14 +2,19 @@
 
 #include "CompiledCode.h"
 
+#include "CodeGen.h"
 #include "RuntimeError.h"
 #include "trellis/Runtime/AllocHooks.h"
+#include "trellis/Runtime/Profiler.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ExecutionEngine/JITEventListener.h"
+#include "llvm/ExecutionEngine/Orc/Core.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h"
 #include "llvm/ExecutionEngine/SectionMemoryManager.h"
 #include "llvm/Support/DynamicLibrary.h"
@@ -21,39 +26,20 @@ CompiledCode::~CompiledCode() = default;
 
 namespace {
 
-/// The code of a compile: the ExecutionEngine's own.
-class EngineCode final : public CompiledCode {
-public:
-  explicit EngineCode(std::unique_ptr<mlir::ExecutionEngine> engine)
-      : engine(std::move(engine)) {}
-
-  llvm::Expected<void (*)(void **)>
-  lookupPacked(llvm::StringRef name) override {
-    return engine->lookupPacked(name);
-  }
-  llvm::Expected<void *> lookup(llvm::StringRef name) override {
-    return engine->lookup(name);
-  }
-  llvm::Error initialize() override {
-    engine->initialize();
-    return llvm::Error::success();
-  }
-
-private:
-  std::unique_ptr<mlir::ExecutionEngine> engine;
-};
-
-/// The code of a cache hit: an object file linked by an LLJIT.
+/// Object code linked by an LLJIT.
 class ObjectCode final : public CompiledCode {
 public:
-  explicit ObjectCode(std::unique_ptr<llvm::orc::LLJIT> jit)
-      : jit(std::move(jit)) {}
+  ObjectCode(std::unique_ptr<llvm::orc::LLJIT> jit,
+             llvm::SmallVector<mlir::ExecutionEngine::LibraryDestroyFn> destroy)
+      : jit(std::move(jit)), destroy(std::move(destroy)) {}
 
   ~ObjectCode() override {
     // As the ExecutionEngine does: the code's destructors, if it ran its
-    // constructors.
+    // constructors, then the libraries' destroy functions.
     if (initialized)
-      llvm::consumeError(jit->deinitialize(jit->getMainJITDylib()));
+      callIfDefined(kFiniFunctionName);
+    for (mlir::ExecutionEngine::LibraryDestroyFn fn : destroy)
+      fn();
   }
 
   llvm::Expected<void (*)(void **)>
@@ -78,45 +64,61 @@ public:
   llvm::Error initialize() override {
     if (initialized)
       return llvm::Error::success();
-    if (llvm::Error err = jit->initialize(jit->getMainJITDylib()))
-      return err;
+    callIfDefined(kInitFunctionName);
     initialized = true;
     return llvm::Error::success();
   }
 
 private:
+  /// Calls the code's `void name()`, if it has one (lowerGlobalConstructors).
+  void callIfDefined(llvm::StringRef name) {
+    llvm::Expected<llvm::orc::ExecutorAddr> address = jit->lookup(name);
+    if (!address) {
+      llvm::consumeError(address.takeError());
+      return;
+    }
+    address->toPtr<void (*)()>()();
+  }
+
   std::unique_ptr<llvm::orc::LLJIT> jit;
+  llvm::SmallVector<mlir::ExecutionEngine::LibraryDestroyFn> destroy;
   bool initialized = false;
 };
 
 } // namespace
 
-std::unique_ptr<CompiledCode> trellis::runtime::makeEngineCode(
-    std::unique_ptr<mlir::ExecutionEngine> engine) {
-  return std::make_unique<EngineCode>(std::move(engine));
-}
-
 /// Makes `library` (already loaded) global, so that the process's symbol
-/// search finds its symbols: what ExecutionEngine::create does with
-/// DynamicLibrary::getPermanentLibrary. Libraries with the engine's init and
-/// destroy protocol are not supported (the cache stores no code that needs
-/// one).
-static llvm::Error makeGlobal(const std::string &library) {
+/// search finds its symbols, as ExecutionEngine::create does with
+/// DynamicLibrary::getPermanentLibrary; or, if it has the engine's init and
+/// destroy functions, calls the first to add its symbols to `exported` and
+/// appends the second to `destroy`, as the engine does.
+static llvm::Error openLibrary(
+    const std::string &library, llvm::StringMap<void *> &exported,
+    llvm::SmallVectorImpl<mlir::ExecutionEngine::LibraryDestroyFn> &destroy) {
   std::string message;
   llvm::sys::DynamicLibrary handle =
       llvm::sys::DynamicLibrary::getPermanentLibrary(library.c_str(), &message);
   if (!handle.isValid())
     return makeError("cannot load '" + library + "': " + message);
-  if (handle.getAddressOfSymbol(mlir::ExecutionEngine::kLibraryInitFnName))
-    return makeError("'" + library + "' has an ExecutionEngine init function");
+  void *init =
+      handle.getAddressOfSymbol(mlir::ExecutionEngine::kLibraryInitFnName);
+  void *fini =
+      handle.getAddressOfSymbol(mlir::ExecutionEngine::kLibraryDestroyFnName);
+  if (init && fini) {
+    reinterpret_cast<mlir::ExecutionEngine::LibraryInitFn>(init)(exported);
+    destroy.push_back(
+        reinterpret_cast<mlir::ExecutionEngine::LibraryDestroyFn>(fini));
+  }
   return llvm::Error::success();
 }
 
-llvm::Expected<std::unique_ptr<CompiledCode>>
-trellis::runtime::linkObject(std::unique_ptr<llvm::MemoryBuffer> object,
-                             llvm::ArrayRef<std::string> libraries) {
+llvm::Expected<std::unique_ptr<CompiledCode>> trellis::runtime::linkObjects(
+    std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects,
+    llvm::ArrayRef<std::string> libraries, bool profilerHooks) {
+  llvm::StringMap<void *> exported;
+  llvm::SmallVector<mlir::ExecutionEngine::LibraryDestroyFn> destroy;
   for (const std::string &library : libraries)
-    if (llvm::Error err = makeGlobal(library))
+    if (llvm::Error err = openLibrary(library, exported, destroy))
       return std::move(err);
 
   llvm::Expected<llvm::orc::JITTargetMachineBuilder> tmBuilder =
@@ -165,7 +167,21 @@ trellis::runtime::linkObject(std::unique_ptr<llvm::MemoryBuffer> object,
     return process.takeError();
   main.addGenerator(std::move(*process));
   registerAllocHooks(**jit);
-  if (llvm::Error err = (*jit)->addObjectFile(std::move(object)))
-    return std::move(err);
-  return std::make_unique<ObjectCode>(std::move(*jit));
+  if (profilerHooks)
+    registerProfilerHooks(**jit);
+  if (!exported.empty()) {
+    llvm::orc::MangleAndInterner interner((*jit)->getExecutionSession(),
+                                          (*jit)->getDataLayout());
+    llvm::orc::SymbolMap symbols;
+    for (const llvm::StringMapEntry<void *> &symbol : exported)
+      symbols[interner(symbol.getKey())] = {
+          llvm::orc::ExecutorAddr::fromPtr(symbol.getValue()),
+          llvm::JITSymbolFlags::Exported};
+    if (llvm::Error err = main.define(llvm::orc::absoluteSymbols(symbols)))
+      return std::move(err);
+  }
+  for (std::unique_ptr<llvm::MemoryBuffer> &object : objects)
+    if (llvm::Error err = (*jit)->addObjectFile(std::move(object)))
+      return std::move(err);
+  return std::make_unique<ObjectCode>(std::move(*jit), std::move(destroy));
 }

@@ -1,11 +1,11 @@
 //===- CompiledCode.h - The machine code behind a JitModule -----*- C++ -*-===//
 //
-// A JitModule runs code from one of two JITs: the MLIR ExecutionEngine that
-// compiled the lowered module (a compile), or an ORC LLJIT that linked an
-// object file the compile cache kept (a hit, CompileCache.h). Both offer the
-// packed wrappers `_mlir_<name>(void **)` the ExecutionEngine generates, set
-// up the same way: RuntimeDyld linking, the process's symbols, the libraries
-// loaded for good, the allocation hooks.
+// A JitModule runs object code linked by an ORC LLJIT set up as the MLIR
+// ExecutionEngine sets its own up: RuntimeDyld linking, the process's
+// symbols, the libraries loaded for good, the allocation hooks. The objects
+// are a compile's (CodeGen.h: one per partition of the module) or the ones
+// the compile cache kept (a hit, CompileCache.h); both offer the packed
+// wrappers `_mlir_<name>(void **)` of the ExecutionEngine's interface.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,14 +18,11 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class MemoryBuffer;
 } // namespace llvm
-
-namespace mlir {
-class ExecutionEngine;
-} // namespace mlir
 
 namespace trellis::runtime {
 
@@ -45,21 +42,19 @@ public:
   virtual llvm::Error initialize() = 0;
 };
 
-/// The code `engine` compiled.
-std::unique_ptr<CompiledCode>
-makeEngineCode(std::unique_ptr<mlir::ExecutionEngine> engine);
-
-/// Links `object` (ExecutionEngine object code for the host) in a new LLJIT
+/// Links `objects` (object code for the host, CodeGen.h's) in a new LLJIT
 /// as ExecutionEngine::create sets its own up: RuntimeDyld with a
 /// SectionMemoryManager, the GDB and perf listeners, the symbols of the
-/// process, `libraries` made global (they must already be loaded), and the
-/// allocation hooks (AllocHooks.h). An undefined symbol is an error of
-/// lookupPacked. initialize() runs the object's `__orc_init_func.*`, the
-/// functions ORC's IR platform made of the module's global constructors
-/// when it was compiled, as ExecutionEngine::initialize does.
+/// process, `libraries` (already loaded) made global, or, for a library with
+/// the ExecutionEngine's init protocol (`__mlir_execution_engine_init`), the
+/// symbols it registers; the allocation hooks (AllocHooks.h) and, with
+/// `profilerHooks`, the profiler's (Profiler.h). An undefined symbol is an
+/// error of lookupPacked. initialize() calls the objects' kInitFunctionName,
+/// if they have one; the destructor then calls kFiniFunctionName, then the
+/// libraries' `__mlir_execution_engine_destroy`.
 llvm::Expected<std::unique_ptr<CompiledCode>>
-linkObject(std::unique_ptr<llvm::MemoryBuffer> object,
-           llvm::ArrayRef<std::string> libraries);
+linkObjects(std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects,
+            llvm::ArrayRef<std::string> libraries, bool profilerHooks);
 
 } // namespace trellis::runtime
 

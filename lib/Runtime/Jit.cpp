@@ -2,6 +2,7 @@
 
 #include "trellis/Runtime/Jit.h"
 
+#include "CodeGen.h"
 #include "CompileCache.h"
 #include "CompiledCode.h"
 #include "Optimizer.h"
@@ -25,11 +26,15 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Target/TargetMachine.h"
 
 #include <chrono>
@@ -55,11 +60,13 @@ static mlir::Operation *findUnconvertedOp(mlir::ModuleOp module) {
 
 /// Returns the name of a function the lowered module calls (or takes the
 /// address of) without defining it, that is neither an allocation or
-/// profiler hook nor
-/// found in the process or the libraries the
-/// ExecutionEngine loaded; an empty string if there is none. (ORC would only
-/// say that it failed to materialize the entry.)
+/// profiler hook nor found in the process or the libraries the JIT loaded;
+/// an empty string if there is none. (ORC would only say that it failed to
+/// materialize the entry.)
 static std::string findUnresolvedFunction(mlir::ModuleOp module) {
+  // The process's own symbols (the collectives runtime) count, as they do
+  // for the JIT's generator of process symbols.
+  llvm::sys::DynamicLibrary::LoadLibraryPermanently(nullptr);
   for (auto func : module.getOps<mlir::LLVM::LLVMFuncOp>()) {
     llvm::StringRef name = func.getSymName();
     if (!func.isExternal() || name.starts_with("_mlir_memref_to_llvm_") ||
@@ -212,17 +219,23 @@ JitModule::compileModule(mlir::ModuleOp module, const CompileOptions &options) {
 }
 
 /// Maps `libraries` into the process until it ends (RTLD_NODELETE: no
-/// dlclose unloads them). The engine dlcloses what it loaded when it is
-/// destroyed, and LLVM closes its permanent libraries in a static
-/// destructor, but oneDNN's OpenMP worker threads (libgomp) outlive both and
-/// would resume in unmapped code, and what a library keeps in its globals
-/// would be lost (LeakSanitizer reports). RTLD_GLOBAL, in order, as the
-/// engine loads them: a library's symbols serve those loaded after it
-/// (libomp's GOMP_* entry points serve oneDNN).
+/// dlclose unloads them), and makes them LLVM's permanent libraries, whose
+/// symbols DynamicLibrary::SearchForAddressOfSymbol finds. LLVM closes its
+/// permanent libraries in a static destructor, but oneDNN's OpenMP worker
+/// threads outlive it and would resume in unmapped code, and what a library
+/// keeps in its globals would be lost (LeakSanitizer reports). RTLD_GLOBAL,
+/// in order, as the ExecutionEngine loads them: a library's symbols serve
+/// those loaded after it (libomp's GOMP_* entry points serve oneDNN).
 static llvm::Error loadForever(llvm::ArrayRef<std::string> libraries) {
-  for (const std::string &library : libraries)
+  for (const std::string &library : libraries) {
     if (!::dlopen(library.c_str(), RTLD_LAZY | RTLD_GLOBAL | RTLD_NODELETE))
       return makeError("cannot load '" + library + "': " + ::dlerror());
+    std::string message;
+    if (!llvm::sys::DynamicLibrary::getPermanentLibrary(library.c_str(),
+                                                        &message)
+             .isValid())
+      return makeError("cannot load '" + library + "': " + message);
+  }
   return llvm::Error::success();
 }
 
@@ -296,17 +309,28 @@ getJitLibraries(mlir::ModuleOp module, const trellis::CompileOptions &options) {
   return libraries;
 }
 
-llvm::Expected<std::unique_ptr<mlir::ExecutionEngine>>
-JitModule::createEngine(mlir::ModuleOp module, const CompileOptions &options) {
-  llvm::Expected<llvm::SmallVector<std::string>> libraries =
-      getJitLibraries(module, options);
-  if (!libraries)
-    return libraries.takeError();
-  bool vectorMath = usesVectorMath(options);
-  if (llvm::Error err = loadForever(*libraries))
+/// Returns the threads of code generation `options` ask for: one per core
+/// the process may run on for 0.
+static unsigned getCompileThreads(const trellis::CompileOptions &options) {
+  if (options.compileThreads)
+    return options.compileThreads;
+  return llvm::hardware_concurrency().compute_thread_count();
+}
+
+llvm::Expected<std::vector<std::unique_ptr<llvm::MemoryBuffer>>>
+JitModule::compileObjects(mlir::ModuleOp module,
+                          llvm::ArrayRef<std::string> libraries,
+                          const CompileOptions &options) {
+  if (llvm::Error err = loadForever(libraries))
     return std::move(err);
-  // The optimizer needs a target machine for its cost models (vectorization);
-  // the ExecutionEngine makes its own for code generation.
+  // The calls the JIT cannot resolve, before compiling anything.
+  std::string unresolved = findUnresolvedFunction(module);
+  if (!unresolved.empty())
+    return makeError("JIT compilation failed: @" + unresolved +
+                     " is called but defined nowhere (not in the module, the "
+                     "process or its libraries)");
+  // One target machine for the optimizer's cost models (vectorization);
+  // code generation makes its own, one per thread.
   llvm::Expected<llvm::orc::JITTargetMachineBuilder> tmBuilder =
       llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!tmBuilder)
@@ -315,32 +339,28 @@ JitModule::createEngine(mlir::ModuleOp module, const CompileOptions &options) {
       tmBuilder->createTargetMachine();
   if (!machine)
     return machine.takeError();
-  std::function<llvm::Error(llvm::Module *)> transformer =
-      makeTransformer(options, machine->get(), vectorMath);
 
-  llvm::SmallVector<llvm::StringRef> libraryRefs(libraries->begin(),
-                                                 libraries->end());
-  mlir::ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = transformer;
-  engineOptions.sharedLibPaths = libraryRefs;
-  // The compile cache keeps the object code (dumpToObjectFile).
-  engineOptions.enableObjectDump = usesCompileCache(options);
-  engineOptions.jitCodeGenOptLevel =
-      static_cast<llvm::CodeGenOptLevel>(options.optLevel);
-  llvm::Expected<std::unique_ptr<mlir::ExecutionEngine>> engine =
-      mlir::ExecutionEngine::create(module, engineOptions);
-  if (!engine)
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> llvmModule =
+      mlir::translateModuleToLLVMIR(module, context);
+  if (!llvmModule)
+    return makeError("JIT compilation failed: the module does not translate "
+                     "to LLVM IR");
+  mlir::ExecutionEngine::setupTargetTripleAndDataLayout(llvmModule.get(),
+                                                        machine->get());
+  addPackedWrappers(*llvmModule);
+  if (llvm::Error err = makeTransformer(
+          options, machine->get(), usesVectorMath(options))(llvmModule.get()))
     return makeError("JIT compilation failed: " +
-                     llvm::toString(engine.takeError()));
-  registerAllocHooks(**engine);
-  if (options.profile)
-    registerProfilerHooks(**engine);
-  std::string unresolved = findUnresolvedFunction(module);
-  if (!unresolved.empty())
-    return makeError("JIT compilation failed: @" + unresolved +
-                     " is called but defined nowhere (not in the module, the "
-                     "process or its libraries)");
-  return engine;
+                     llvm::toString(std::move(err)));
+  lowerGlobalConstructors(*llvmModule);
+  llvm::Expected<std::vector<std::unique_ptr<llvm::MemoryBuffer>>> objects =
+      generateObjects(std::move(llvmModule), *tmBuilder,
+                      getCompileThreads(options));
+  if (!objects)
+    return makeError("JIT compilation failed: " +
+                     llvm::toString(objects.takeError()));
+  return objects;
 }
 
 llvm::Expected<std::unique_ptr<JitModule>>
@@ -392,30 +412,38 @@ JitModule::compileEntries(mlir::ModuleOp module,
     sites = std::move(*fromModule);
   }
   auto llvmStart = std::chrono::steady_clock::now();
-  llvm::Expected<std::unique_ptr<mlir::ExecutionEngine>> engine =
-      createEngine(module, options);
-  if (!engine)
-    return engine.takeError();
-  mlir::ExecutionEngine &compiled = **engine;
-  std::unique_ptr<CompiledCode> code = makeEngineCode(std::move(*engine));
-  if (llvm::Error err = linkEntries(*code, entries))
+  llvm::Expected<llvm::SmallVector<std::string>> libraries =
+      getJitLibraries(module, options);
+  if (!libraries)
+    return libraries.takeError();
+  llvm::Expected<std::vector<std::unique_ptr<llvm::MemoryBuffer>>> objects =
+      compileObjects(module, *libraries, options);
+  if (!objects)
+    return objects.takeError();
+  // The cache keeps copies: the JIT owns the objects it links.
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> kept;
+  if (cacheEntry)
+    for (const std::unique_ptr<llvm::MemoryBuffer> &object : *objects)
+      kept.push_back(llvm::MemoryBuffer::getMemBufferCopy(
+          object->getBuffer(), object->getBufferIdentifier()));
+  llvm::Expected<std::unique_ptr<CompiledCode>> code =
+      linkObjects(std::move(*objects), *libraries, options.profile);
+  if (!code)
+    return code.takeError();
+  if (llvm::Error err = linkEntries(**code, entries))
     return std::move(err);
   stats.llvmMs = millisecondsSince(llvmStart);
   bool communicates = trellis::runtime::communicates(module);
   if (cacheEntry) {
     auto storeStart = std::chrono::steady_clock::now();
-    llvm::Expected<llvm::SmallVector<std::string>> libraries =
-        getJitLibraries(module, options);
-    if (!libraries)
-      return libraries.takeError();
     CachedCodeInfo info;
     info.libraries.assign(libraries->begin(), libraries->end());
     info.communicates = communicates;
-    cacheEntry->store(compiled, info);
+    cacheEntry->store(kept, info);
     stats.cacheMs += millisecondsSince(storeStart);
   }
   std::unique_ptr<JitModule> jit(
-      new JitModule(std::move(entries), std::move(code)));
+      new JitModule(std::move(entries), std::move(*code)));
   jit->compileStats = stats;
   if (sites)
     for (const Entry &entry : jit->entries)
@@ -446,8 +474,8 @@ JitModule::linkCached(CachedCode cached, llvm::SmallVector<Entry> entries,
   initializeOnce();
   if (llvm::Error err = loadForever(cached.info.libraries))
     return std::move(err);
-  llvm::Expected<std::unique_ptr<CompiledCode>> code =
-      linkObject(std::move(cached.object), cached.info.libraries);
+  llvm::Expected<std::unique_ptr<CompiledCode>> code = linkObjects(
+      std::move(cached.objects), cached.info.libraries, options.profile);
   if (!code)
     return code.takeError();
   if (llvm::Error err = linkEntries(**code, entries))

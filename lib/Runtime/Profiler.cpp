@@ -5,11 +5,13 @@
 #include "RuntimeError.h"
 #include "trellis/Conversion/Profile/ProfileOps.h"
 
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ExecutionEngine/Orc/Core.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -48,17 +50,18 @@ ProfileScope::ProfileScope(Profile &profile) : previous(activeProfile) {
 
 ProfileScope::~ProfileScope() { activeProfile = previous; }
 
-void trellis::runtime::registerProfilerHooks(mlir::ExecutionEngine &engine) {
-  engine.registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap symbols;
-    symbols[interner(kProfileBeginFunction)] = {
-        llvm::orc::ExecutorAddr::fromPtr(&trellis_profile_begin),
-        llvm::JITSymbolFlags::Exported};
-    symbols[interner(kProfileEndFunction)] = {
-        llvm::orc::ExecutorAddr::fromPtr(&trellis_profile_end),
-        llvm::JITSymbolFlags::Exported};
-    return symbols;
-  });
+void trellis::runtime::registerProfilerHooks(llvm::orc::LLJIT &jit) {
+  llvm::orc::MangleAndInterner interner(jit.getExecutionSession(),
+                                        jit.getDataLayout());
+  llvm::orc::SymbolMap symbols;
+  symbols[interner(kProfileBeginFunction)] = {
+      llvm::orc::ExecutorAddr::fromPtr(&trellis_profile_begin),
+      llvm::JITSymbolFlags::Exported};
+  symbols[interner(kProfileEndFunction)] = {
+      llvm::orc::ExecutorAddr::fromPtr(&trellis_profile_end),
+      llvm::JITSymbolFlags::Exported};
+  llvm::cantFail(
+      jit.getMainJITDylib().define(llvm::orc::absoluteSymbols(symbols)));
 }
 
 //===----------------------------------------------------------------------===//

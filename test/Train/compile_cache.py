@@ -63,7 +63,7 @@ def losses(out):
 def entries():
     names = os.listdir(cache)
     keys = {n[:-5] for n in names if n.endswith(".json")}
-    whole = [k for k in keys if k + ".o" in names]
+    whole = [k for k in keys if k + ".a" in names]
     return len(whole), len(names) - 2 * len(whole)
 
 

@@ -140,7 +140,12 @@ TEST(CAPI, CompileOptionsDefaultsAreTheTools) {
   EXPECT_NE(options.vectorMath, 0);
   EXPECT_NE(options.outlineLoops, 0);
   EXPECT_NE(options.parallelLoops, 0);
+  EXPECT_EQ(options.compileThreads, 0u);
   EXPECT_EQ(compileGradOfChain(options), "");
+  // Code generation on two threads.
+  options.compileThreads = 2;
+  EXPECT_EQ(compileGradOfChain(options), "");
+  options.compileThreads = 0;
   // And without parallel loops.
   options.parallelLoops = 0;
   EXPECT_EQ(compileGradOfChain(options), "");
@@ -163,7 +168,7 @@ TEST(CAPI, CompileOptionsReachThePasses) {
 }
 
 // cacheDir reaches the JIT (docs/compile-cache.md): the first compile keeps
-// one entry, an object and its manifest, which the second uses.
+// one entry, an archive of objects and its manifest, which the second uses.
 TEST(CAPI, CompileOptionsCacheDirKeepsTheCode) {
   TrellisCompileOptions options;
   trellisCompileOptionsInit(&options);
@@ -177,8 +182,8 @@ TEST(CAPI, CompileOptionsCacheDirKeepsTheCode) {
   auto countFiles = [&] {
     size_t count = 0;
     for (const auto &file : std::filesystem::directory_iterator(directory))
-      count += file.path().extension() == ".o" ||
-               file.path().extension() == ".json";
+      count +=
+          file.path().extension() == ".a" || file.path().extension() == ".json";
     return count;
   };
   EXPECT_EQ(compileGradOfChain(options), "");

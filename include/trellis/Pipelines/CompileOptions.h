@@ -11,7 +11,8 @@
 //   (host choice)         -> sgemm              -> convert-linalg-to-blas
 //   --parallel-loops      -> parallelLoops      -> trellis-parallelize-linalg
 //   --profile             -> profile            -> trellis-profile-ops, the JIT
-//   --opt-level, --vector-math, --outline-loops, --dump-llvm-ir -> the JIT
+//   --opt-level, --vector-math, --outline-loops, --compile-threads,
+//   --dump-llvm-ir        -> the JIT
 //   --cache-dir           -> cacheDir           -> the JIT's compile cache
 //
 // buildLowerToLLVMPipeline (Pipelines.h) turns the first group into passes;
@@ -93,6 +94,11 @@ struct CompileOptions {
   /// its own before optimizing (LLVM's loop analyses take time quadratic in
   /// the number of sequential loops of a function; docs/performance.md).
   bool outlineLoops = true;
+  /// Threads of LLVM code generation: the optimized module is split into as
+  /// many partitions, generated in parallel (CodeGen.h); 0: one per core
+  /// the process may run on. The code is the same either way, split or not:
+  /// it is not part of the compile cache's key.
+  unsigned compileThreads = 0;
   /// If not empty, the optimized LLVM IR is written to this file.
   std::string dumpLLVMIR;
   /// Shared libraries to load besides the ones Trellis knows of (the MLIR C

@@ -21,10 +21,6 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace mlir {
-class ExecutionEngine;
-} // namespace mlir
-
 namespace llvm::orc {
 class LLJIT;
 } // namespace llvm::orc
@@ -49,12 +45,8 @@ struct RuntimeConfig;
 /// is called the hooks run with RuntimeConfig's defaults.
 void configureAllocator(const RuntimeConfig &config);
 
-/// Makes the three hooks above resolve, in code run by `engine`, to the
-/// definitions in this library.
-void registerAllocHooks(mlir::ExecutionEngine &engine);
-
-/// The same for code linked by `jit` (in its main JITDylib): a compile
-/// cache hit (CompiledCode.h).
+/// Makes the three hooks above resolve, in code linked by `jit` (in its main
+/// JITDylib, CompiledCode.h), to the definitions in this library.
 void registerAllocHooks(llvm::orc::LLJIT &jit);
 
 /// Returns the bytes currently allocated through the hooks and not freed.

@@ -2,8 +2,9 @@
 //
 // A JitModule takes a module at any level (tensor-level with nn ops, or
 // already lowered), records the signature of its entry function, lowers it
-// with the Trellis pipeline, JIT-compiles it with the MLIR ExecutionEngine
-// and calls the entry on HostArrays.
+// with the Trellis pipeline, JIT-compiles it (LLVM's optimizer and parallel
+// code generation, linked by an ORC LLJIT) and calls the entry on
+// HostArrays.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,10 +23,11 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
-namespace mlir {
-class ExecutionEngine;
-} // namespace mlir
+namespace llvm {
+class MemoryBuffer;
+} // namespace llvm
 
 namespace trellis::runtime {
 
@@ -50,8 +52,8 @@ struct CompileStats {
   Cache cache = Cache::Off;
   /// The MLIR lowering to the LLVM dialect, in milliseconds; 0 on a hit.
   double mlirMs = 0;
-  /// LLVM: translation to LLVM IR, optimization and code generation
-  /// (ExecutionEngine::create, the entries' lookups); 0 on a hit.
+  /// LLVM: translation to LLVM IR, optimization, code generation and
+  /// linking (the entries' lookups); 0 on a hit.
   double llvmMs = 0;
   /// The cache's own work: the key, then reading and linking the object (a
   /// hit) or writing it (a miss).
@@ -143,7 +145,7 @@ public:
 
 private:
   /// A callable function: its signature before lowering and the packed
-  /// wrapper `_mlir_<name>(void **)` the ExecutionEngine generates.
+  /// wrapper `_mlir_<name>(void **)` (CodeGen.h's addPackedWrappers).
   struct Entry {
     EntrySignature signature;
     void (*packedEntry)(void **) = nullptr;
@@ -170,9 +172,13 @@ private:
   static llvm::Error lowerEntries(mlir::ModuleOp module,
                                   llvm::ArrayRef<Entry> entries,
                                   const CompileOptions &options);
-  /// Loads the libraries the lowered `module` needs and compiles it.
-  static llvm::Expected<std::unique_ptr<mlir::ExecutionEngine>>
-  createEngine(mlir::ModuleOp module, const CompileOptions &options);
+  /// Loads the libraries the lowered `module` needs (`libraries`, from
+  /// getJitLibraries) and compiles it to object code: LLVM IR with the
+  /// packed wrappers, the optimizer, code generation on
+  /// `options.compileThreads` threads (CodeGen.h).
+  static llvm::Expected<std::vector<std::unique_ptr<llvm::MemoryBuffer>>>
+  compileObjects(mlir::ModuleOp module, llvm::ArrayRef<std::string> libraries,
+                 const CompileOptions &options);
   const Entry *lookupEntry(llvm::StringRef name) const;
   llvm::Expected<llvm::SmallVector<HostArray>>
   callEntry(const Entry &entry, llvm::MutableArrayRef<HostArray> args,

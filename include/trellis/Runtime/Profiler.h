@@ -25,9 +25,9 @@ namespace llvm {
 class raw_ostream;
 } // namespace llvm
 
-namespace mlir {
-class ExecutionEngine;
-} // namespace mlir
+namespace llvm::orc {
+class LLJIT;
+} // namespace llvm::orc
 
 extern "C" {
 /// Called by instrumented code before the work of site `site`.
@@ -102,8 +102,8 @@ private:
   Profile *previous;
 };
 
-/// Defines the hooks for the code `engine` compiles.
-void registerProfilerHooks(mlir::ExecutionEngine &engine);
+/// Defines the hooks for the code `jit` links (in its main JITDylib).
+void registerProfilerHooks(llvm::orc::LLJIT &jit);
 
 } // namespace trellis::runtime
 

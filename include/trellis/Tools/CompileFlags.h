@@ -85,7 +85,8 @@ struct LoweringFlags {
 };
 
 /// The flags of a JIT tool: the lowering's and `--opt-level`,
-/// `--vector-math`, `--outline-loops`, `--dump-llvm-ir`, `--cache-dir`.
+/// `--vector-math`, `--outline-loops`, `--compile-threads`, `--dump-llvm-ir`,
+/// `--cache-dir`.
 struct CompileFlags {
   explicit CompileFlags(llvm::cl::OptionCategory &category)
       : lowering(category),
@@ -106,6 +107,13 @@ struct CompileFlags {
                            "it (its loop analyses take quadratic time in the "
                            "number of loops)"),
             llvm::cl::init(CompileOptions().outlineLoops),
+            llvm::cl::cat(category)),
+        compileThreads(
+            "compile-threads",
+            llvm::cl::desc("Generate machine code on N threads, each for a "
+                           "part of the module (0: one per core)"),
+            llvm::cl::value_desc("N"),
+            llvm::cl::init(CompileOptions().compileThreads),
             llvm::cl::cat(category)),
         dumpLLVMIR("dump-llvm-ir",
                    llvm::cl::desc("Write the optimized LLVM IR that the JIT "
@@ -129,6 +137,7 @@ struct CompileFlags {
     options.optLevel = optLevel;
     options.vectorMath = vectorMath;
     options.outlineLoops = outlineLoops;
+    options.compileThreads = compileThreads;
     options.dumpLLVMIR = dumpLLVMIR;
     // Given, even empty, the flag wins over TRELLIS_CACHE_DIR.
     if (cacheDir.getNumOccurrences())
@@ -139,6 +148,7 @@ struct CompileFlags {
   llvm::cl::opt<unsigned> optLevel;
   llvm::cl::opt<bool> vectorMath;
   llvm::cl::opt<bool> outlineLoops;
+  llvm::cl::opt<unsigned> compileThreads;
   llvm::cl::opt<std::string> dumpLLVMIR;
   llvm::cl::opt<std::string> cacheDir;
 };

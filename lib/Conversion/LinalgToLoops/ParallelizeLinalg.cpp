@@ -11,16 +11,23 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 namespace trellis {
 #define GEN_PASS_DEF_TRELLISPARALLELIZELINALG
 #define GEN_PASS_DEF_TRELLISINLINEALLOCASCOPES
+#define GEN_PASS_DEF_TRELLISOUTLINEPARALLELREGIONS
 #include "trellis/Conversion/Passes.h.inc"
 } // namespace trellis
 
@@ -133,6 +140,87 @@ struct TrellisInlineAllocaScopesPass
             GreedyRewriteConfig().enableFolding(false).enableConstantCSE(
                 false))))
       signalPassFailure();
+  }
+};
+
+/// Moves `region` into a new private function named after `func` and calls
+/// it instead; the constants it uses are cloned into it first.
+static LogicalResult outlineParallelRegion(IRRewriter &rewriter,
+                                           omp::ParallelOp region,
+                                           func::FuncOp func,
+                                           SymbolTable &symbols,
+                                           unsigned &counter) {
+  Location loc = region.getLoc();
+  rewriter.setInsertionPoint(region);
+  auto wrapper = scf::ExecuteRegionOp::create(rewriter, loc, TypeRange{});
+  Block *body = rewriter.createBlock(&wrapper.getRegion());
+  rewriter.setInsertionPointToStart(body);
+  scf::YieldOp::create(rewriter, loc);
+  rewriter.moveOpBefore(region, body->getTerminator());
+
+  // Constants stay constants inside: clone them next to their uses.
+  SetVector<Value> captured;
+  getUsedValuesDefinedAbove(wrapper.getRegion(), captured);
+  rewriter.setInsertionPointToStart(body);
+  for (Value value : captured) {
+    Operation *def = value.getDefiningOp();
+    if (!def || !matchPattern(def, m_Constant()))
+      continue;
+    Operation *clone = rewriter.clone(*def);
+    rewriter.replaceUsesWithIf(value, clone->getResult(0), [&](OpOperand &use) {
+      return wrapper->isProperAncestor(use.getOwner());
+    });
+  }
+
+  std::string name;
+  do
+    name = (func.getSymName() + ".omp." + Twine(counter++)).str();
+  while (symbols.lookup(name));
+  func::CallOp call;
+  FailureOr<func::FuncOp> outlined =
+      outlineSingleBlockRegion(rewriter, loc, wrapper.getRegion(), name, &call);
+  if (failed(outlined))
+    return failure();
+  outlined->setPrivate();
+  // Internal in LLVM too (a private func.func is external there): no
+  // packed wrapper, and LLVM may inline it or drop it.
+  (*outlined)->setAttr(
+      "llvm.linkage",
+      LLVM::LinkageAttr::get(rewriter.getContext(), LLVM::Linkage::Internal));
+  symbols.insert(*outlined);
+  // The wrapper now holds the call: put it in the wrapper's place.
+  rewriter.moveOpBefore(call, wrapper);
+  rewriter.eraseOp(wrapper);
+  return success();
+}
+
+struct TrellisOutlineParallelRegionsPass
+    : trellis::impl::TrellisOutlineParallelRegionsBase<
+          TrellisOutlineParallelRegionsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (minRegions <= 0)
+      return;
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    IRRewriter rewriter(&getContext());
+    for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
+      SmallVector<omp::ParallelOp> regions;
+      func.walk<WalkOrder::PreOrder>([&](omp::ParallelOp region) {
+        regions.push_back(region);
+        return WalkResult::skip();
+      });
+      if (static_cast<int64_t>(regions.size()) < minRegions)
+        continue;
+      unsigned counter = 0;
+      for (omp::ParallelOp region : regions)
+        if (failed(outlineParallelRegion(rewriter, region, func, symbols,
+                                         counter))) {
+          region.emitError("cannot outline this parallel region");
+          return signalPassFailure();
+        }
+    }
   }
 };
 } // namespace

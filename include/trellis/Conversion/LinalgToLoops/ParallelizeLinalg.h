@@ -24,6 +24,7 @@ inline constexpr int64_t kMinParallelIterations = 1 << 15;
 
 #define GEN_PASS_DECL_TRELLISPARALLELIZELINALG
 #define GEN_PASS_DECL_TRELLISINLINEALLOCASCOPES
+#define GEN_PASS_DECL_TRELLISOUTLINEPARALLELREGIONS
 #include "trellis/Conversion/Passes.h.inc"
 
 } // namespace trellis

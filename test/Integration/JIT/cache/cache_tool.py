@@ -2,17 +2,21 @@
 """Helpers of the compile cache tests (docs/compile-cache.md).
 
   cache_tool.py entries DIR          prints "N entries, M other files": the
-                                     <key>.o/<key>.json pairs in DIR (a key is
+                                     <key>.a/<key>.json pairs in DIR (a key is
                                      64 hex digits) and anything else
                                      (temporary files left behind)
   cache_tool.py corrupt KIND DIR     damages the one entry of DIR:
-      truncate   the object cut to half its size
-      flip       one byte in the middle of the object inverted
+      truncate   the archive cut to half its size
+      flip       one byte in the middle of the archive inverted
       manifest   the manifest replaced by text that is not JSON
       library    the manifest names a library that does not exist
-      garbage    the object replaced by bytes that are no object file, the
+      garbage    the archive replaced by bytes that are no archive, the
                  manifest's size and SHA-256 updated to match (an entry that
-                 passes the checks and fails to link)
+                 passes the checks and does not parse)
+      member     the archive replaced by one whose one member is no object
+                 file, the manifest updated to match (an entry that parses
+                 and fails to link)
+      members    prints the names of the archive's members (its objects)
   cache_tool.py same A B ...         the .npy files A, B, ... hold the same
                                      dtype, shape and bytes; prints SAME
 """
@@ -33,13 +37,13 @@ def entries(directory):
     other = []
     for name in sorted(os.listdir(directory)):
         stem, ext = os.path.splitext(name)
-        if KEY.match(stem) and ext in (".o", ".json"):
+        if KEY.match(stem) and ext in (".a", ".json"):
             keys.add(stem)
         else:
             other.append(name)
     complete = [k for k in sorted(keys)
                 if all(os.path.exists(os.path.join(directory, k + e))
-                       for e in (".o", ".json"))]
+                       for e in (".a", ".json"))]
     return complete, other
 
 
@@ -52,7 +56,7 @@ def the_entry(directory):
 
 def corrupt(kind, directory):
     path = the_entry(directory)
-    obj, manifest = path + ".o", path + ".json"
+    obj, manifest = path + ".a", path + ".json"
     data = bytearray(open(obj, "rb").read())
     if kind == "truncate":
         open(obj, "wb").write(data[: len(data) // 2])
@@ -61,18 +65,37 @@ def corrupt(kind, directory):
         open(obj, "wb").write(data)
     elif kind == "manifest":
         open(manifest, "w").write("{\"format\": 1, \"key\": ")
-    elif kind in ("library", "garbage"):
+    elif kind in ("library", "garbage", "member"):
         m = json.load(open(manifest))
         if kind == "library":
             m["libraries"].append("/nonexistent/libgone.so")
         else:
             garbage = bytes(range(256)) * 16
+            if kind == "member":
+                header = f"{'0.o/':<16}{0:<12}{0:<6}{0:<6}{644:<8}{len(garbage):<10}`\n"
+                garbage = b"!<arch>\n" + header.encode() + garbage
             open(obj, "wb").write(garbage)
-            m["object_bytes"] = len(garbage)
-            m["object_sha256"] = hashlib.sha256(garbage).hexdigest()
+            m["archive_bytes"] = len(garbage)
+            m["archive_sha256"] = hashlib.sha256(garbage).hexdigest()
         json.dump(m, open(manifest, "w"))
     else:
         sys.exit(f"unknown corruption {kind}")
+
+
+def members(path):
+    """The member names of the GNU ar archive at `path`."""
+    data = open(path, "rb").read()
+    if not data.startswith(b"!<arch>\n"):
+        sys.exit(f"{path} is not an ar archive")
+    names, at = [], 8
+    while at + 60 <= len(data):
+        header = data[at:at + 60]
+        size = int(header[48:58].decode().strip())
+        name = header[:16].decode().strip()
+        if name not in ("/", "//"):
+            names.append(name.rstrip("/"))
+        at += 60 + size + (size & 1)
+    return names
 
 
 def same(paths):
@@ -91,6 +114,8 @@ def main():
         print(f"{len(complete)} entries, {len(other)} other files")
     elif command == "corrupt":
         corrupt(args[0], args[1])
+    elif command == "members":
+        print(" ".join(members(the_entry(args[0]) + ".a")))
     elif command == "same":
         same([p for a in args for p in sorted(glob.glob(a))])
     else:

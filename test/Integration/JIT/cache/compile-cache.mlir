@@ -18,7 +18,7 @@
 // RUN: FileCheck %s --check-prefix=CHECK-OFF < %t/off.txt
 // CHECK-OFF: {"compile_ms": {{[0-9.]+}}, "run_ms": {{[0-9.]+}}, "peak_tensor_bytes": {{[0-9]+}}, "compile_phases": {"mlir_ms": {{[0-9.]+}}, "llvm_ms": {{[0-9.]+}}, "cache_ms": 0.000, "cache": "off"}}
 //
-// A miss compiles and keeps one entry, <key>.o and <key>.json, and no
+// A miss compiles and keeps one entry, <key>.a and <key>.json, and no
 // temporary file; the hit after it lowers and compiles nothing.
 // RUN: trellis-run %s --entry=step --input=%t/x.npy --input=%t/w.npy --input=%t/b.npy --stats --cache-dir=%t/cache --output-dir=%t/miss > %t/miss.txt 2>&1
 // RUN: FileCheck %s --check-prefix=CHECK-MISS < %t/miss.txt
@@ -34,16 +34,18 @@
 // RUN: %python %S/cache_tool.py same %t/off/result1.npy %t/miss/result1.npy %t/hit/result1.npy
 // RUN: %python %S/cache_tool.py entries %t/cache | FileCheck %s --check-prefix=CHECK-ONE
 //
-// The manifest: the libraries the hit loads, the object's size and digest.
+// The manifest: the libraries the hit loads, the number of objects (one per
+// code generation thread), the archive's size and digest.
 // RUN: cat %t/cache/*.json | FileCheck %s --check-prefix=CHECK-MANIFEST
-// CHECK-MANIFEST: "format": 1,
+// CHECK-MANIFEST: "format": 2,
 // CHECK-MANIFEST: "libraries": [
 // CHECK-MANIFEST-DAG: libmlir_c_runner_utils.so"
 // CHECK-MANIFEST-DAG: libdnnl.so
 // CHECK-MANIFEST-DAG: libmvec.so
 // CHECK-MANIFEST: "communicates": false,
-// CHECK-MANIFEST: "object_bytes": {{[1-9][0-9]*}},
-// CHECK-MANIFEST: "object_sha256": "{{[0-9a-f]+}}"
+// CHECK-MANIFEST: "objects": {{[1-9][0-9]*}},
+// CHECK-MANIFEST: "archive_bytes": {{[1-9][0-9]*}},
+// CHECK-MANIFEST: "archive_sha256": "{{[0-9a-f]+}}"
 //
 // The module is keyed as parsed, without locations: moved lines and columns
 // still hit. An option, another entry, a changed module: misses, each a new
@@ -89,7 +91,7 @@
 // RUN: %python %S/cache_tool.py corrupt truncate %t/damaged
 // RUN: trellis-run %s --entry=step --input=%t/x.npy --input=%t/w.npy --input=%t/b.npy --stats --cache-dir=%t/damaged --output-dir=%t/truncate > %t/truncate.txt 2> %t/truncate.err
 // RUN: FileCheck %s --check-prefix=CHECK-TRUNCATE < %t/truncate.err
-// CHECK-TRUNCATE: trellis: cache entry {{.*}}damaged/{{[0-9a-f]+}} ignored: the object has {{[0-9]+}} bytes, the manifest says {{[0-9]+}}{{$}}
+// CHECK-TRUNCATE: trellis: cache entry {{.*}}damaged/{{[0-9a-f]+}} ignored: the archive has {{[0-9]+}} bytes, the manifest says {{[0-9]+}}{{$}}
 // CHECK-TRUNCATE-NOT: trellis
 // RUN: FileCheck %s --check-prefix=CHECK-MISS < %t/truncate.txt
 // RUN: %python %S/cache_tool.py same %t/off/result1.npy %t/truncate/result1.npy
@@ -98,7 +100,7 @@
 // RUN: %python %S/cache_tool.py corrupt flip %t/damaged
 // RUN: trellis-run %s --entry=step --input=%t/x.npy --input=%t/w.npy --input=%t/b.npy --stats --cache-dir=%t/damaged --output-dir=%t/flip > %t/flip.txt 2> %t/flip.err
 // RUN: FileCheck %s --check-prefix=CHECK-FLIP < %t/flip.err
-// CHECK-FLIP: trellis: cache entry {{.*}} ignored: the object's SHA-256 is not the manifest's{{$}}
+// CHECK-FLIP: trellis: cache entry {{.*}} ignored: the archive's SHA-256 is not the manifest's{{$}}
 // CHECK-FLIP-NOT: trellis
 // RUN: FileCheck %s --check-prefix=CHECK-MISS < %t/flip.txt
 // RUN: %python %S/cache_tool.py same %t/off/result1.npy %t/flip/result1.npy
@@ -118,17 +120,30 @@
 // CHECK-GONE-NOT: trellis
 // RUN: FileCheck %s --check-prefix=CHECK-MISS < %t/library.txt
 //
-// An entry that passes every check but is no object file fails to link:
+// An entry that passes every check but is no archive does not parse:
 // reported, compiled anew.
 // RUN: %python %S/cache_tool.py corrupt garbage %t/damaged
 // RUN: trellis-run %s --entry=step --input=%t/x.npy --input=%t/w.npy --input=%t/b.npy --stats --cache-dir=%t/damaged --output-dir=%t/garbage > %t/garbage.txt 2> %t/garbage.err
 // RUN: FileCheck %s --check-prefix=CHECK-GARBAGE < %t/garbage.err
-// CHECK-GARBAGE: trellis: cache entry {{.*}} ignored: {{.+}}
+// CHECK-GARBAGE: trellis: cache entry {{.*}} ignored: the archive does not parse: {{.+}}
 // CHECK-GARBAGE-NOT: trellis
 // RUN: FileCheck %s --check-prefix=CHECK-MISS < %t/garbage.txt
 // RUN: %python %S/cache_tool.py same %t/off/result1.npy %t/garbage/result1.npy
 // RUN: trellis-run %s --entry=step --input=%t/x.npy --input=%t/w.npy --input=%t/b.npy --stats --cache-dir=%t/damaged 2>&1 | FileCheck %s --check-prefix=CHECK-HIT
 // RUN: %python %S/cache_tool.py entries %t/damaged | FileCheck %s --check-prefix=CHECK-ONE
+//
+// An archive whose object is no object file fails to link: reported,
+// compiled anew.
+// RUN: %python %S/cache_tool.py corrupt member %t/damaged
+// RUN: %python %S/cache_tool.py members %t/damaged | FileCheck %s --check-prefix=CHECK-MEMBER
+// CHECK-MEMBER: {{^}}0.o{{$}}
+// RUN: trellis-run %s --entry=step --input=%t/x.npy --input=%t/w.npy --input=%t/b.npy --stats --cache-dir=%t/damaged --output-dir=%t/member > %t/member.txt 2> %t/member.err
+// RUN: FileCheck %s --check-prefix=CHECK-NOT-OBJECT < %t/member.err
+// CHECK-NOT-OBJECT: trellis: cache entry {{.*}} ignored: {{.+}}
+// CHECK-NOT-OBJECT-NOT: trellis
+// RUN: FileCheck %s --check-prefix=CHECK-MISS < %t/member.txt
+// RUN: %python %S/cache_tool.py same %t/off/result1.npy %t/member/result1.npy
+// RUN: trellis-run %s --entry=step --input=%t/x.npy --input=%t/w.npy --input=%t/b.npy --stats --cache-dir=%t/damaged 2>&1 | FileCheck %s --check-prefix=CHECK-HIT
 //
 // A directory that cannot be created (its parent is a file) or written
 // (/proc/self): one line, the results, exit status 0, every time.

@@ -5,13 +5,19 @@
 // --parallel-loops=false; on 2 OpenMP threads the results equal the
 // sequential code's exactly (each element is computed by the same
 // instructions, only by another thread); and both match a float64 NumPy
-// reference (1e-5 relative, run.py's tolerance).
+// reference (1e-5 relative, run.py's tolerance). Code generation on 1, 2 and
+// 3 threads (the module split into parts, CodeGen.h) gives the same
+// results; a compile cache entry of a 2-thread compile holds 2 objects,
+// and its hit the same results too.
 // REQUIRES: numpy
 // RUN: %python %S/parallel_loops.py %s %t | FileCheck %s
 
 // CHECK: OPENMP default: forks
 // CHECK: OPENMP --parallel-loops=false: no forks
 // CHECK: PASS block.same
+// CHECK: PASS codegen.same
+// CHECK: OBJECTS 2
+// CHECK: PASS codegen.hit
 // CHECK: PASS block.ref
 // CHECK: ALL CHECKS PASSED
 func.func @block(%x: tensor<16x64x128xf32>, %s: tensor<128xf32>, %o: tensor<128xf32>,

@@ -7,8 +7,16 @@ Usage: parallel_loops.py MODEL.mlir WORKDIR. Prints
 * "PASS|FAIL block.same": the results on 2 OpenMP threads with parallel
   loops equal those of the sequential loops bit for bit;
 * "PASS|FAIL block.ref": both results against float64 NumPy (run.py's
-  tolerance).
+  tolerance);
+* "PASS|FAIL codegen.same": the code generated on 1 and on 3 threads
+  (--compile-threads: the module split into as many parts) gives the same
+  results, bit for bit;
+* "OBJECTS n": the objects a compile cache entry of a compile on 2 threads
+  holds, and "PASS|FAIL codegen.hit": the results of the hit that links
+  them.
 """
+import glob
+import json
 import os
 import sys
 
@@ -46,6 +54,22 @@ print(f"OPENMP --parallel-loops=false: {'forks' if forks_off else 'no forks'}")
 s.expect("block.same",
          all(np.array_equal(p, q) for p, q in zip(parallel, sequential)),
          "2 OpenMP threads against sequential loops, bit for bit")
+split = [run(f"codegen{n}", [f"--compile-threads={n}"])[0] for n in (1, 3)]
+s.expect("codegen.same",
+         all(np.array_equal(p, q) for got in split
+             for p, q in zip(got, parallel)),
+         "code generated on 1 and on 3 threads, bit for bit")
+cache = os.path.join(s.workdir, "cache")
+for tag in ("miss", "hit"):
+    cached, _ = run_entry(s.model, "block", inputs, s.workdir, tag=tag,
+                          extra=["--compile-threads=2", f"--cache-dir={cache}"],
+                          env=env)
+    if tag == "miss":
+        (manifest,) = glob.glob(os.path.join(cache, "*.json"))
+        with open(manifest) as f:
+            print(f"OBJECTS {json.load(f)['objects']}")
+s.expect("codegen.hit", all(np.array_equal(p, q) for p, q in zip(cached, parallel)),
+         "the cache hit of a compile on 2 threads, bit for bit")
 h = ref.gelu(ref.layer_norm(x, scale, offset)) + x
 want = [ref.attention(q, k, h, 4, causal=True), ref.softmax(h)]
 for got in (parallel, sequential):
