@@ -59,6 +59,10 @@ trellis::runtime::getBoundaryValue(mlir::Type type) {
   } else {
     value.isScalar = true;
   }
+  // `index` is 64 bits wide in the lowered code (the LLVM lowering's
+  // default for 64-bit targets): the host sees int64.
+  if (elementType.isIndex())
+    elementType = mlir::IntegerType::get(type.getContext(), 64);
   std::optional<DType> dtype = getDTypeOf(elementType);
   if (!dtype)
     return makeError("unsupported type " + value.typeName +
