@@ -96,13 +96,66 @@ template <typename T> T *data(StridedMemRefType<T, 1> *m) {
   return m->data + m->offset;
 }
 
-template <typename T> int count(StridedMemRefType<T, 1> *m, const char *op) {
+/// The number of elements of a 1-D buffer, which must be contiguous.
+template <typename T>
+int64_t count(StridedMemRefType<T, 1> *m, const char *op) {
   if (m->strides[0] != 1 && m->sizes[0] > 1)
     fail("%s: internal error: buffer is not contiguous", op);
-  if (m->sizes[0] > INT32_MAX)
-    fail("%s: %lld elements exceed MPI's count limit", op,
-         static_cast<long long>(m->sizes[0]));
-  return static_cast<int>(m->sizes[0]);
+  return m->sizes[0];
+}
+
+/// The most elements one MPI call may move, as compiled code passes it
+/// (convert-coll-to-mpi's max-count): MPI counts are ints, so larger buffers
+/// go in pieces.
+int pieceLimit(int64_t maxCount, const char *op) {
+  if (maxCount < 1 || maxCount > INT32_MAX)
+    fail("%s: internal error: %lld is not a valid MPI count", op,
+         static_cast<long long>(maxCount));
+  return static_cast<int>(maxCount);
+}
+
+/// `count` elements clamped to a piece: between 0 and `limit`.
+int pieceCount(int64_t count, int limit) {
+  return static_cast<int>(std::clamp<int64_t>(count, 0, limit));
+}
+
+/// Calls `call(offset, count)` for the consecutive pieces of [0, n) of at
+/// most `limit` elements (none for n = 0).
+template <typename Fn> void forEachPiece(int64_t n, int limit, Fn call) {
+  for (int64_t offset = 0; offset < n; offset += limit)
+    call(offset, pieceCount(n - offset, limit));
+}
+
+template <typename T>
+void send(const T *x, int64_t n, int to, int tag, MPI_Comm comm, int limit) {
+  forEachPiece(n, limit, [&](int64_t offset, int c) {
+    check(MPI_Send(x + offset, c, mpiType<T>(), to, tag, comm), "MPI_Send");
+  });
+}
+
+template <typename T>
+void receive(T *x, int64_t n, int from, int tag, MPI_Comm comm, int limit) {
+  forEachPiece(n, limit, [&](int64_t offset, int c) {
+    check(MPI_Recv(x + offset, c, mpiType<T>(), from, tag, comm,
+                   MPI_STATUS_IGNORE),
+          "MPI_Recv");
+  });
+}
+
+/// Sends `sendCount` elements to `partner` and receives `recvCount` from it,
+/// in pieces of at most `limit`. The partner's counts are these swapped, so
+/// both sides make the same number of calls.
+template <typename T>
+void sendReceive(const T *out, int64_t sendCount, T *in, int64_t recvCount,
+                 int partner, int tag, MPI_Comm comm, int limit) {
+  forEachPiece(std::max(sendCount, recvCount), limit, [&](int64_t offset, int) {
+    check(MPI_Sendrecv(out + std::min(offset, sendCount),
+                       pieceCount(sendCount - offset, limit), mpiType<T>(),
+                       partner, tag, in + std::min(offset, recvCount),
+                       pieceCount(recvCount - offset, limit), mpiType<T>(),
+                       partner, tag, comm, MPI_STATUS_IGNORE),
+          "MPI_Sendrecv");
+  });
 }
 
 /// A `groups` attribute as the runtime receives it: the size of its groups
@@ -238,7 +291,7 @@ std::pair<int64_t, int64_t> segment(int rank, int levels, int64_t n) {
 /// The butterfly on ranks [0, p) of `comm`, p a power of two; `x` holds this
 /// rank's vector and receives the result.
 template <typename T>
-void butterfly(T *x, int64_t n, MPI_Comm comm, int p) {
+void butterfly(T *x, int64_t n, MPI_Comm comm, int p, int limit) {
   int rank;
   MPI_Comm_rank(comm, &rank);
   int levels = 0;
@@ -252,11 +305,8 @@ void butterfly(T *x, int64_t n, MPI_Comm comm, int p) {
     int64_t mid = lo + (hi - lo) / 2;
     int64_t keepLo = upper ? mid : lo, keepHi = upper ? hi : mid;
     int64_t sendLo = upper ? lo : mid, sendHi = upper ? mid : hi;
-    check(MPI_Sendrecv(x + sendLo, static_cast<int>(sendHi - sendLo),
-                       mpiType<T>(), partner, 7, other.data(),
-                       static_cast<int>(keepHi - keepLo), mpiType<T>(),
-                       partner, 7, comm, MPI_STATUS_IGNORE),
-          "MPI_Sendrecv");
+    sendReceive(x + sendLo, sendHi - sendLo, other.data(), keepHi - keepLo,
+                partner, 7, comm, limit);
     // `a` is the vector of the half whose bit k is 0.
     T *mine = x + keepLo;
     const T *a = upper ? other.data() : mine;
@@ -287,19 +337,18 @@ void butterfly(T *x, int64_t n, MPI_Comm comm, int p) {
     int partner = rank ^ (1 << k);
     auto [myLo, myHi] = segment(rank, k + 1, n);
     auto [theirLo, theirHi] = segment(partner, k + 1, n);
-    check(MPI_Sendrecv(x + myLo, static_cast<int>(myHi - myLo), mpiType<T>(),
-                       partner, 11, x + theirLo,
-                       static_cast<int>(theirHi - theirLo), mpiType<T>(),
-                       partner, 11, comm, MPI_STATUS_IGNORE),
-          "MPI_Sendrecv");
+    sendReceive(x + myLo, myHi - myLo, x + theirLo, theirHi - theirLo, partner,
+                11, comm, limit);
   }
 }
 
 template <typename T>
 void adasum(StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,
-            StridedMemRefType<int64_t, 1> *groups, int64_t groupSize) {
+            StridedMemRefType<int64_t, 1> *groups, int64_t groupSize,
+            int64_t maxCount) {
+  int limit = pieceLimit(maxCount, "coll.adasum");
   MPI_Comm comm = groupComm(groups, groupSize, "coll.adasum");
-  int n = count(in, "coll.adasum");
+  int64_t n = count(in, "coll.adasum");
   T *x = data(out);
   std::memcpy(x, data(in), sizeof(T) * n);
   int rank, size;
@@ -312,90 +361,134 @@ void adasum(StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,
     p *= 2;
   // Ranks r ≥ p are merged into r − p first and get the result back last.
   if (rank >= p) {
-    check(MPI_Send(x, n, mpiType<T>(), rank - p, 8, comm), "MPI_Send");
+    send(x, n, rank - p, 8, comm, limit);
     for (int level = 0; (1 << level) < p; ++level)
       blockComm(comm, p, level); // collective: every rank takes part
-    check(MPI_Recv(x, n, mpiType<T>(), rank - p, 9, comm, MPI_STATUS_IGNORE),
-          "MPI_Recv");
+    receive(x, n, rank - p, 9, comm, limit);
     return;
   }
   bool hasExtra = rank + p < size;
   if (hasExtra) {
     std::vector<T> extra(n);
-    check(MPI_Recv(extra.data(), n, mpiType<T>(), rank + p, 8, comm,
-                   MPI_STATUS_IGNORE),
-          "MPI_Recv");
+    receive(extra.data(), n, rank + p, 8, comm, limit);
     merge(x, extra.data(), x, n, dots(x, extra.data(), n));
   }
-  butterfly(x, n, comm, p);
+  butterfly(x, n, comm, p, limit);
   if (hasExtra)
-    check(MPI_Send(x, n, mpiType<T>(), rank + p, 9, comm), "MPI_Send");
+    send(x, n, rank + p, 9, comm, limit);
 }
 
 //===----------------------------------------------------------------------===//
 // psum with groups, ppermute, all_gather
 //===----------------------------------------------------------------------===//
 
+/// The sum over this rank's group; `op` names the collective in errors.
 template <typename T>
-void psumGroups(StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,
-                StridedMemRefType<int64_t, 1> *groups, int64_t groupSize) {
-  MPI_Comm comm = groupComm(groups, groupSize, "coll.psum");
-  int n = count(in, "coll.psum");
-  check(MPI_Allreduce(data(in), data(out), n, mpiType<T>(), MPI_SUM, comm),
-        "MPI_Allreduce");
+MPI_Comm psumGroups(StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,
+                    StridedMemRefType<int64_t, 1> *groups, int64_t groupSize,
+                    int64_t maxCount, const char *op) {
+  int limit = pieceLimit(maxCount, op);
+  MPI_Comm comm = groupComm(groups, groupSize, op);
+  T *x = data(in), *y = data(out);
+  forEachPiece(count(in, op), limit, [&](int64_t offset, int c) {
+    check(MPI_Allreduce(x + offset, y + offset, c, mpiType<T>(), MPI_SUM, comm),
+          "MPI_Allreduce");
+  });
+  return comm;
+}
+
+/// The sum over this rank's group divided by the group's size.
+template <typename T>
+void pmeanGroups(StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,
+                 StridedMemRefType<int64_t, 1> *groups, int64_t groupSize,
+                 int64_t maxCount) {
+  MPI_Comm comm =
+      psumGroups(in, out, groups, groupSize, maxCount, "coll.pmean");
+  int size;
+  check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  T divisor = static_cast<T>(size), *y = data(out);
+  for (int64_t i = 0, e = out->sizes[0]; i < e; ++i)
+    y[i] /= divisor;
 }
 
 template <typename T>
 void ppermute(StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,
-              StridedMemRefType<int64_t, 1> *pairs) {
+              StridedMemRefType<int64_t, 1> *pairs, int64_t maxCount) {
+  int limit = pieceLimit(maxCount, "coll.ppermute");
   int size = worldSize(), rank = worldRank();
-  int n = count(in, "coll.ppermute");
+  int64_t n = count(in, "coll.ppermute");
   const int64_t *p = pairs->data + pairs->offset;
   int source = -1, destination = -1;
+  int64_t highest = -1;
   for (int64_t i = 0; i + 1 < pairs->sizes[0]; i += 2) {
     if (p[i] >= size || p[i + 1] >= size)
       fail("coll.ppermute: the pair [%lld, %lld] names a rank the job does "
            "not have (%d ranks)",
            static_cast<long long>(p[i]), static_cast<long long>(p[i + 1]),
            size);
+    highest = std::max({highest, p[i], p[i + 1]});
     if (p[i + 1] == rank)
       source = static_cast<int>(p[i]);
     if (p[i] == rank)
       destination = static_cast<int>(p[i + 1]);
   }
+  // The pairs name ranks 0 ... highest: the program was written for
+  // highest + 1 ranks, and ranks above would silently get zeros.
+  if (highest >= 0 && highest + 1 != size)
+    fail("coll.ppermute: the program was compiled for %lld ranks (its pairs) "
+         "but the job has %d",
+         static_cast<long long>(highest + 1), size);
   T *x = data(in), *y = data(out);
   if (source == rank) {
     std::memcpy(y, x, sizeof(T) * n);
     return;
   }
-  // Post the receive and the send together so that no cycle can deadlock.
-  MPI_Request requests[2];
-  int pending = 0;
-  if (source >= 0)
-    check(MPI_Irecv(y, n, mpiType<T>(), source, 10, MPI_COMM_WORLD,
-                    &requests[pending++]),
-          "MPI_Irecv");
-  else
+  if (source < 0)
     std::fill(y, y + n, T(0));
-  if (destination >= 0)
-    check(MPI_Isend(x, n, mpiType<T>(), destination, 10, MPI_COMM_WORLD,
-                    &requests[pending++]),
-          "MPI_Isend");
-  check(MPI_Waitall(pending, requests, MPI_STATUSES_IGNORE), "MPI_Waitall");
+  // Post the receive and the send of a piece together so that no cycle can
+  // deadlock.
+  forEachPiece(n, limit, [&](int64_t offset, int c) {
+    MPI_Request requests[2];
+    int pending = 0;
+    if (source >= 0)
+      check(MPI_Irecv(y + offset, c, mpiType<T>(), source, 10, MPI_COMM_WORLD,
+                      &requests[pending++]),
+            "MPI_Irecv");
+    if (destination >= 0)
+      check(MPI_Isend(x + offset, c, mpiType<T>(), destination, 10,
+                      MPI_COMM_WORLD, &requests[pending++]),
+            "MPI_Isend");
+    check(MPI_Waitall(pending, requests, MPI_STATUSES_IGNORE), "MPI_Waitall");
+  });
 }
 
 template <typename T>
 void allGather(StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,
-               int64_t numRanks) {
+               int64_t numRanks, int64_t maxCount) {
+  int limit = pieceLimit(maxCount, "coll.all_gather");
   int size = worldSize();
   if (numRanks != size)
     fail("coll.all_gather: the program was compiled for %lld ranks (its "
          "result shape) but the job has %d",
          static_cast<long long>(numRanks), size);
-  int n = count(in, "coll.all_gather");
-  check(MPI_Allgather(data(in), n, mpiType<T>(), data(out), n, mpiType<T>(),
-                      MPI_COMM_WORLD),
-        "MPI_Allgather");
+  int64_t n = count(in, "coll.all_gather");
+  T *x = data(in), *y = data(out);
+  if (n <= limit) {
+    check(MPI_Allgather(x, static_cast<int>(n), mpiType<T>(), y,
+                        static_cast<int>(n), mpiType<T>(), MPI_COMM_WORLD),
+          "MPI_Allgather");
+    return;
+  }
+  // Piece by piece: every rank's piece gathered, then put in its place.
+  std::vector<T> pieces(static_cast<size_t>(limit) * size);
+  forEachPiece(n, limit, [&](int64_t offset, int c) {
+    check(MPI_Allgather(x + offset, c, mpiType<T>(), pieces.data(), c,
+                        mpiType<T>(), MPI_COMM_WORLD),
+          "MPI_Allgather");
+    for (int r = 0; r < size; ++r)
+      std::memcpy(y + r * n + offset, pieces.data() + int64_t(r) * c,
+                  sizeof(T) * c);
+  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -446,8 +539,7 @@ uint64_t hashBytes(const char *bytes, size_t length) {
   return hash;
 }
 
-Fingerprint makeFingerprint(const std::string &what,
-                            const std::string &where) {
+Fingerprint makeFingerprint(const std::string &what, const std::string &where) {
   Fingerprint print;
   std::memset(&print, 0, sizeof(print));
   print.hash = hashBytes(what.data(), what.size());
@@ -457,8 +549,7 @@ Fingerprint makeFingerprint(const std::string &what,
 }
 
 bool sameCollective(const Fingerprint &a, const Fingerprint &b) {
-  return a.hash == b.hash &&
-         std::strncmp(a.what, b.what, sizeof(a.what)) == 0;
+  return a.hash == b.hash && std::strncmp(a.what, b.what, sizeof(a.what)) == 0;
 }
 
 /// `rank 3` or `ranks 0-2, 5`.
@@ -612,6 +703,12 @@ void _mlir_ciface_trellis_coll_check(StridedMemRefType<int8_t, 1> *what,
   checkAgreement(bufferText(what), bufferText(where));
 }
 
+void _mlir_ciface_trellis_coll_check_result(
+    int32_t rc, StridedMemRefType<int8_t, 1> *call) {
+  if (rc != MPI_SUCCESS)
+    check(rc, bufferText(call).c_str());
+}
+
 int64_t trellis_coll_axis_index() {
   ensureInitialized();
   return worldRank();
@@ -620,25 +717,33 @@ int64_t trellis_coll_axis_index() {
 int64_t trellis_coll_axis_size() { return worldSize(); }
 
 #define TRELLIS_COLL_DEFINE(SUFFIX, T)                                         \
-  void _mlir_ciface_trellis_coll_psum_groups_##SUFFIX(                        \
+  void _mlir_ciface_trellis_coll_psum_groups_##SUFFIX(                         \
       StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,               \
-      StridedMemRefType<int64_t, 1> *groups, int64_t groupSize) {              \
-    psumGroups(in, out, groups, groupSize);                                    \
+      StridedMemRefType<int64_t, 1> *groups, int64_t groupSize,                \
+      int64_t maxCount) {                                                      \
+    psumGroups(in, out, groups, groupSize, maxCount, "coll.psum");             \
   }                                                                            \
-  void _mlir_ciface_trellis_coll_ppermute_##SUFFIX(                           \
+  void _mlir_ciface_trellis_coll_pmean_groups_##SUFFIX(                        \
       StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,               \
-      StridedMemRefType<int64_t, 1> *pairs) {                                  \
-    ppermute(in, out, pairs);                                                  \
+      StridedMemRefType<int64_t, 1> *groups, int64_t groupSize,                \
+      int64_t maxCount) {                                                      \
+    pmeanGroups(in, out, groups, groupSize, maxCount);                         \
   }                                                                            \
-  void _mlir_ciface_trellis_coll_all_gather_##SUFFIX(                         \
+  void _mlir_ciface_trellis_coll_ppermute_##SUFFIX(                            \
       StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,               \
-      int64_t numRanks) {                                                      \
-    allGather(in, out, numRanks);                                              \
+      StridedMemRefType<int64_t, 1> *pairs, int64_t maxCount) {                \
+    ppermute(in, out, pairs, maxCount);                                        \
   }                                                                            \
-  void _mlir_ciface_trellis_coll_adasum_##SUFFIX(                             \
+  void _mlir_ciface_trellis_coll_all_gather_##SUFFIX(                          \
       StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,               \
-      StridedMemRefType<int64_t, 1> *groups, int64_t groupSize) {              \
-    adasum(in, out, groups, groupSize);                                        \
+      int64_t numRanks, int64_t maxCount) {                                    \
+    allGather(in, out, numRanks, maxCount);                                    \
+  }                                                                            \
+  void _mlir_ciface_trellis_coll_adasum_##SUFFIX(                              \
+      StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,               \
+      StridedMemRefType<int64_t, 1> *groups, int64_t groupSize,                \
+      int64_t maxCount) {                                                      \
+    adasum(in, out, groups, groupSize, maxCount);                              \
   }
 TRELLIS_COLL_DEFINE(f32, float)
 TRELLIS_COLL_DEFINE(f64, double)

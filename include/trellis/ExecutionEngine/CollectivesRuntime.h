@@ -57,6 +57,13 @@ void trellis_coll_enable_checks();
 void _mlir_ciface_trellis_coll_check(StridedMemRefType<int8_t, 1> *what,
                                      StridedMemRefType<int8_t, 1> *where);
 
+/// The check convert-coll-to-mpi emits after every upstream mpi call
+/// (mpi.allreduce): unless `rc` is MPI_SUCCESS, prints one line naming the
+/// rank, `call` (e.g. `coll.psum (model.mlir:5:8): MPI_Allreduce`, not
+/// NUL-terminated) and MPI's error string, and aborts the whole job.
+void _mlir_ciface_trellis_coll_check_result(int32_t rc,
+                                            StridedMemRefType<int8_t, 1> *call);
+
 /// This process's rank in MPI_COMM_WORLD and the number of ranks
 /// (initializing MPI if needed).
 int64_t trellis_coll_axis_index();
@@ -64,20 +71,30 @@ int64_t trellis_coll_axis_size();
 
 // Collectives on 1-D contiguous buffers. `groups` holds the rank lists of a
 // `groups` attribute row after row (empty = all ranks), `groupSize` their
-// length; `pairs` the [source, destination] rows of `ppermute`.
+// length; `pairs` the [source, destination] rows of `ppermute`. pmean_groups
+// is the sum over the group divided by its size (coll.pmean with groups).
+// `maxCount` is the most elements one MPI call may move (convert-coll-to-mpi's
+// max-count, at most INT32_MAX: MPI counts are ints); longer buffers go in
+// pieces of that many elements.
 #define TRELLIS_COLL_DECLARE(SUFFIX, T)                                        \
-  void _mlir_ciface_trellis_coll_psum_groups_##SUFFIX(                        \
+  void _mlir_ciface_trellis_coll_psum_groups_##SUFFIX(                         \
       StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,               \
-      StridedMemRefType<int64_t, 1> *groups, int64_t groupSize);               \
-  void _mlir_ciface_trellis_coll_ppermute_##SUFFIX(                           \
+      StridedMemRefType<int64_t, 1> *groups, int64_t groupSize,                \
+      int64_t maxCount);                                                       \
+  void _mlir_ciface_trellis_coll_pmean_groups_##SUFFIX(                        \
       StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,               \
-      StridedMemRefType<int64_t, 1> *pairs);                                   \
-  void _mlir_ciface_trellis_coll_all_gather_##SUFFIX(                         \
+      StridedMemRefType<int64_t, 1> *groups, int64_t groupSize,                \
+      int64_t maxCount);                                                       \
+  void _mlir_ciface_trellis_coll_ppermute_##SUFFIX(                            \
       StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,               \
-      int64_t numRanks);                                                       \
-  void _mlir_ciface_trellis_coll_adasum_##SUFFIX(                             \
+      StridedMemRefType<int64_t, 1> *pairs, int64_t maxCount);                 \
+  void _mlir_ciface_trellis_coll_all_gather_##SUFFIX(                          \
       StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,               \
-      StridedMemRefType<int64_t, 1> *groups, int64_t groupSize);
+      int64_t numRanks, int64_t maxCount);                                     \
+  void _mlir_ciface_trellis_coll_adasum_##SUFFIX(                              \
+      StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,               \
+      StridedMemRefType<int64_t, 1> *groups, int64_t groupSize,                \
+      int64_t maxCount);
 TRELLIS_COLL_DECLARE(f32, float)
 TRELLIS_COLL_DECLARE(f64, double)
 #undef TRELLIS_COLL_DECLARE

@@ -11,6 +11,13 @@
 // collectives runtime (include/trellis/ExecutionEngine/CollectivesRuntime.h),
 // by the names of the runtime's table (RuntimeSymbols.def).
 //
+// MPI counts are 32-bit ints, and the upstream lowering truncates a memref's
+// size to one: an allreduce of more than `max-count` elements runs in pieces
+// (an scf.for over subviews), and the runtime gets `max-count` to split its
+// calls the same way. The return code of every upstream call goes to the
+// runtime's check, which ends the job naming the collective on an error
+// (the runtime sets MPI_ERRORS_RETURN, so nothing else would notice).
+//
 // With `check-agreement`, each communicating collective is preceded by a call
 // to `trellis_coll_check` with a description of the collective and its
 // location, both built here at compile time: every rank compiles the same
@@ -31,6 +38,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MPI/IR/MPI.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
@@ -38,6 +46,8 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <limits>
 
 namespace trellis {
 #define GEN_PASS_DEF_CONVERTCOLLTOMPI
@@ -65,8 +75,8 @@ Value flatten(OpBuilder &b, Location loc, Value buffer) {
   auto type = cast<MemRefType>(buffer.getType());
   if (type.getRank() == 1)
     return buffer;
-  auto flatType = MemRefType::get({type.getNumElements()},
-                                  type.getElementType());
+  auto flatType =
+      MemRefType::get({type.getNumElements()}, type.getElementType());
   if (type.getRank() == 0)
     return memref::ExpandShapeOp::create(b, loc, flatType, buffer,
                                          ArrayRef<ReassociationIndices>{});
@@ -257,9 +267,9 @@ bool communicates(Operation *op) {
 
 class Lowering {
 public:
-  Lowering(ModuleOp module, bool checkAgreement)
-      : module(module), b(module.getContext()),
-        checkAgreement(checkAgreement) {}
+  Lowering(ModuleOp module, bool checkAgreement, int64_t maxCount)
+      : module(module), b(module.getContext()), checkAgreement(checkAgreement),
+        maxCount(maxCount) {}
 
   LogicalResult lower(Operation *op) {
     b.setInsertionPoint(op);
@@ -272,9 +282,7 @@ public:
       emitAgreementCheck(op);
     Value result =
         llvm::TypeSwitch<Operation *, Value>(op)
-            .Case([&](PsumOp op) {
-              return psum(op.getLoc(), op.getX(), op.getGroups());
-            })
+            .Case([&](PsumOp op) { return psum(op); })
             .Case([&](PmeanOp op) { return pmean(op); })
             .Case([&](PpermuteOp op) { return ppermute(op); })
             .Case([&](AllGatherOp op) { return allGather(op); })
@@ -300,45 +308,103 @@ private:
                  textBuffer(b, loc, describeLocation(loc))});
   }
 
-  Value psum(Location loc, Value x,
-             std::optional<DenseIntElementsAttr> groups) {
+  /// Upstream: MPI_Allreduce on MPI_COMM_WORLD, for the collective `op`.
+  Value psumWorld(Operation *op, Value x) {
+    Location loc = op->getLoc();
     auto type = cast<RankedTensorType>(x.getType());
     FlatBuffer in = readBuffer(b, loc, x), out = newBuffer(b, loc, type);
-    if (!groups) {
-      // Upstream: MPI_Allreduce on MPI_COMM_WORLD.
-      Value world = mpi::CommWorldOp::create(b, loc,
-                                             mpi::CommType::get(b.getContext()));
-      mpi::AllReduceOp::create(b, loc, Type(), in.flat, out.flat,
-                               mpi::MPI_ReductionOpEnum::MPI_SUM, world);
-    } else {
-      callRuntime(b, loc, module,
-                  byElementType(type.getElementType(),
-                                RuntimeFunction::CollPsumGroupsF32,
-                                RuntimeFunction::CollPsumGroupsF64),
-                  {dynamic(b, loc, in.flat), dynamic(b, loc, out.flat),
-                   dynamic(b, loc, constantBuffer(b, loc, flatGroups(groups))),
-                   i64Constant(b, loc, groupSize(groups))});
-    }
+    allReduceWorld(op, in.flat, out.flat, type.getNumElements());
     return toTensor(b, loc, out.buffer);
   }
 
+  /// mpi.allreduce (MPI_SUM on MPI_COMM_WORLD) of the `n`-element 1-D
+  /// buffers `in` into `out`. The upstream lowering passes the count as a
+  /// 32-bit int: more than `maxCount` elements go in pieces of at most
+  /// `maxCount` (subviews in an scf.for). Every call's return code goes to
+  /// the runtime, which ends the job naming `op` if it is an error.
+  void allReduceWorld(Operation *op, Value in, Value out, int64_t n) {
+    Location loc = op->getLoc();
+    MLIRContext *ctx = b.getContext();
+    Value world = mpi::CommWorldOp::create(b, loc, mpi::CommType::get(ctx));
+    Value what = textBuffer(b, loc,
+                            (op->getName().getStringRef() + " (" +
+                             describeLocation(loc) + "): MPI_Allreduce")
+                                .str());
+    auto reduce = [&](Value inPiece, Value outPiece) {
+      Value retval = mpi::AllReduceOp::create(
+                         b, loc, mpi::RetvalType::get(ctx), inPiece, outPiece,
+                         mpi::MPI_ReductionOpEnum::MPI_SUM, world)
+                         .getRetval();
+      // !mpi.retval is the call's int once lowered (the upstream lowering
+      // replaces it by the i32 the call returns; the casts then cancel).
+      Value code =
+          UnrealizedConversionCastOp::create(b, loc, b.getI32Type(), retval)
+              .getResult(0);
+      callRuntime(b, loc, module, RuntimeFunction::CollCheckResult,
+                  {code, what});
+    };
+    if (n <= maxCount)
+      return reduce(in, out);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value end = arith::ConstantIndexOp::create(b, loc, n);
+    Value step = arith::ConstantIndexOp::create(b, loc, maxCount);
+    auto loop = scf::ForOp::create(b, loc, zero, end, step);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value offset = loop.getInductionVar();
+    Value left = arith::SubIOp::create(b, loc, end, offset);
+    Value size = arith::MinSIOp::create(b, loc, step, left);
+    auto piece = [&](Value buffer) -> Value {
+      return memref::SubViewOp::create(b, loc, buffer, {OpFoldResult(offset)},
+                                       {OpFoldResult(size)},
+                                       {OpFoldResult(b.getIndexAttr(1))});
+    };
+    Value inPiece = piece(in);
+    Value outPiece = piece(out);
+    reduce(inPiece, outPiece);
+  }
+
+  /// The runtime's psum or pmean within groups (`f32` and `f64` its
+  /// variants).
+  Value reduceGroups(Location loc, Value x, DenseIntElementsAttr groups,
+                     RuntimeFunction f32, RuntimeFunction f64) {
+    auto type = cast<RankedTensorType>(x.getType());
+    FlatBuffer in = readBuffer(b, loc, x), out = newBuffer(b, loc, type);
+    callRuntime(b, loc, module, byElementType(type.getElementType(), f32, f64),
+                {dynamic(b, loc, in.flat), dynamic(b, loc, out.flat),
+                 dynamic(b, loc, constantBuffer(b, loc, flatGroups(groups))),
+                 i64Constant(b, loc, groupSize(groups)), maxCountValue(loc)});
+    return toTensor(b, loc, out.buffer);
+  }
+
+  /// The last argument of every runtime collective: the most elements one
+  /// of its MPI calls may move.
+  Value maxCountValue(Location loc) { return i64Constant(b, loc, maxCount); }
+
+  Value psum(PsumOp op) {
+    if (std::optional<DenseIntElementsAttr> groups = op.getGroups())
+      return reduceGroups(op.getLoc(), op.getX(), *groups,
+                          RuntimeFunction::CollPsumGroupsF32,
+                          RuntimeFunction::CollPsumGroupsF64);
+    return psumWorld(op, op.getX());
+  }
+
+  /// With groups, the runtime divides (its errors then name coll.pmean);
+  /// without, the world's sum is divided by the axis size here.
   Value pmean(PmeanOp op) {
     Location loc = op.getLoc();
-    Value sum = psum(loc, op.getX(), op.getGroups());
+    if (std::optional<DenseIntElementsAttr> groups = op.getGroups())
+      return reduceGroups(loc, op.getX(), *groups,
+                          RuntimeFunction::CollPmeanGroupsF32,
+                          RuntimeFunction::CollPmeanGroupsF64);
+    Value sum = psumWorld(op, op.getX());
     auto type = cast<RankedTensorType>(sum.getType());
     Type elementType = type.getElementType();
-    Value count;
-    if (op.getGroups()) {
-      count = arith::ConstantOp::create(
-          b, loc, b.getFloatAttr(elementType, groupSize(op.getGroups())));
-    } else {
-      Value size = arith::IndexCastOp::create(b, loc, b.getI64Type(),
-                                              axisSize(loc));
-      count = arith::SIToFPOp::create(b, loc, elementType, size);
-    }
+    Value size =
+        arith::IndexCastOp::create(b, loc, b.getI64Type(), axisSize(loc));
+    Value count = arith::SIToFPOp::create(b, loc, elementType, size);
     Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), elementType);
-    Value counts =
-        linalg::FillOp::create(b, loc, count, empty).getResult(0);
+    Value counts = linalg::FillOp::create(b, loc, count, empty).getResult(0);
     return arith::DivFOp::create(b, loc, sum, counts);
   }
 
@@ -348,12 +414,12 @@ private:
     FlatBuffer in = readBuffer(b, loc, op.getX()),
                out = newBuffer(b, loc, type);
     SmallVector<int64_t> pairs(op.getPairs().getValues<int64_t>());
-    callRuntime(b, loc, module,
-                byElementType(type.getElementType(),
-                              RuntimeFunction::CollPpermuteF32,
-                              RuntimeFunction::CollPpermuteF64),
-                {dynamic(b, loc, in.flat), dynamic(b, loc, out.flat),
-                 dynamic(b, loc, constantBuffer(b, loc, pairs))});
+    callRuntime(
+        b, loc, module,
+        byElementType(type.getElementType(), RuntimeFunction::CollPpermuteF32,
+                      RuntimeFunction::CollPpermuteF64),
+        {dynamic(b, loc, in.flat), dynamic(b, loc, out.flat),
+         dynamic(b, loc, constantBuffer(b, loc, pairs)), maxCountValue(loc)});
     return toTensor(b, loc, out.buffer);
   }
 
@@ -374,7 +440,7 @@ private:
                               RuntimeFunction::CollAllGatherF32,
                               RuntimeFunction::CollAllGatherF64),
                 {dynamic(b, loc, in.flat), dynamic(b, loc, out.flat),
-                 i64Constant(b, loc, n)});
+                 i64Constant(b, loc, n), maxCountValue(loc)});
     Value stacked = toTensor(b, loc, out.buffer);
     if (dim > 0) {
       SmallVector<int64_t> permutation, shape;
@@ -414,7 +480,7 @@ private:
                       RuntimeFunction::CollAdasumF64),
         {dynamic(b, loc, in.flat), dynamic(b, loc, out.flat),
          dynamic(b, loc, constantBuffer(b, loc, flatGroups(op.getGroups()))),
-         i64Constant(b, loc, groupSize(op.getGroups()))});
+         i64Constant(b, loc, groupSize(op.getGroups())), maxCountValue(loc)});
     return toTensor(b, loc, out.buffer);
   }
 
@@ -429,14 +495,15 @@ private:
   Value axisIndex(Location loc) {
     Value world =
         mpi::CommWorldOp::create(b, loc, mpi::CommType::get(b.getContext()));
-    Value rank =
-        mpi::CommRankOp::create(b, loc, Type(), b.getI32Type(), world).getRank();
+    Value rank = mpi::CommRankOp::create(b, loc, Type(), b.getI32Type(), world)
+                     .getRank();
     return arith::IndexCastOp::create(b, loc, b.getIndexType(), rank);
   }
 
   ModuleOp module;
   OpBuilder b;
   bool checkAgreement;
+  int64_t maxCount;
 };
 
 struct ConvertCollToMPIPass
@@ -452,7 +519,14 @@ struct ConvertCollToMPIPass
     });
     if (ops.empty())
       return;
-    Lowering lowering(module, checkAgreement);
+    int64_t limit = maxCount;
+    if (limit < 1 || limit > std::numeric_limits<int32_t>::max()) {
+      emitError(module.getLoc(),
+                "convert-coll-to-mpi: max-count must lie in [1, ")
+          << std::numeric_limits<int32_t>::max() << "], got " << limit;
+      return signalPassFailure();
+    }
+    Lowering lowering(module, checkAgreement, limit);
     for (Operation *op : ops)
       if (failed(lowering.lower(op)))
         return signalPassFailure();
@@ -477,8 +551,8 @@ struct FixOpenMPISymbolsPass
     : public trellis::impl::FixOpenMPISymbolsBase<FixOpenMPISymbolsPass> {
   void runOnOperation() override {
     static constexpr StringLiteral kOps[] = {
-        "sum",  "max",  "min", "prod", "land",   "band",   "lor",
-        "bor",  "lxor", "bxor", "minloc", "maxloc", "replace", "no_op"};
+        "sum", "max",  "min",  "prod",   "land",   "band",    "lor",
+        "bor", "lxor", "bxor", "minloc", "maxloc", "replace", "no_op"};
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
     for (StringRef op : kOps) {
@@ -508,9 +582,10 @@ struct FixOpenMPISymbolsPass
 struct AllReduceEffects
     : public MemoryEffectOpInterface::ExternalModel<AllReduceEffects,
                                                     mpi::AllReduceOp> {
-  void getEffects(Operation *op,
-                  SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
-                      &effects) const {
+  void
+  getEffects(Operation *op,
+             SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+                 &effects) const {
     auto allreduce = cast<mpi::AllReduceOp>(op);
     effects.emplace_back(MemoryEffects::Read::get(),
                          &allreduce.getSendbufMutable());

@@ -7,7 +7,7 @@
 // RUN: trellis-opt %s --convert-coll-to-mpi | FileCheck %s --check-prefix=OFF
 
 // CHECK: func.func private @trellis_coll_check(memref<?xi8>, memref<?xi8>) attributes {llvm.emit_c_interface}
-// OFF-NOT: trellis_coll_check
+// OFF-NOT: @trellis_coll_check(
 
 // "coll.psum f32[2x3]" and "check-agreement.mlir:{{[0-9]+}}:{{[0-9]+}}"
 // CHECK-LABEL: func.func @psum
@@ -29,7 +29,7 @@ func.func @psum(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // CHECK: call @trellis_coll_check
 // CHECK: mpi.allreduce
 // CHECK: call @trellis_coll_axis_size
-// CHECK-NOT: trellis_coll_check
+// CHECK-NOT: @trellis_coll_check(
 // CHECK: return
 func.func @pmean(%x: tensor<8xf64>) -> tensor<8xf64> {
   %0 = coll.pmean %x {axis = "batch"} : tensor<8xf64>
@@ -48,7 +48,7 @@ func.func @pmean(%x: tensor<8xf64>) -> tensor<8xf64> {
 // CHECK: call @trellis_coll_all_gather_f32
 // CHECK: call @trellis_coll_check
 // CHECK: call @trellis_coll_adasum_f32
-// CHECK-NOT: trellis_coll_check
+// CHECK-NOT: @trellis_coll_check(
 // CHECK: return
 func.func @several(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<8xf32>, tensor<4xf32>, index, index) {
   %0 = coll.psum %x {axis = "batch", groups = dense<[[0, 1]]> : tensor<1x2xi64>} : tensor<4xf32>

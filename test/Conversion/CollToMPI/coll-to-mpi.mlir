@@ -1,15 +1,18 @@
 // convert-coll-to-mpi: psum on MPI_COMM_WORLD becomes upstream mpi.allreduce
 // on 1-D views of the operand's buffer and a fresh result buffer; what the
 // upstream dialect lacks (groups, ppermute, all_gather, Adasum, comm size)
-// calls the collectives runtime through its C interface.
+// calls the collectives runtime through its C interface, with the most
+// elements one MPI call may move last (max-count.mlir: larger buffers).
 // RUN: trellis-opt %s --convert-coll-to-mpi | FileCheck %s
 
 // CHECK: module attributes {dlti.map = #dlti.map<"MPI:Implementation" = "OpenMPI">}
-// CHECK-DAG: func.func private @trellis_coll_psum_groups_f32(memref<?xf32>, memref<?xf32>, memref<?xi64>, i64) attributes {llvm.emit_c_interface}
-// CHECK-DAG: func.func private @trellis_coll_ppermute_f64(memref<?xf64>, memref<?xf64>, memref<?xi64>) attributes {llvm.emit_c_interface}
-// CHECK-DAG: func.func private @trellis_coll_all_gather_f32(memref<?xf32>, memref<?xf32>, i64) attributes {llvm.emit_c_interface}
-// CHECK-DAG: func.func private @trellis_coll_adasum_f32(memref<?xf32>, memref<?xf32>, memref<?xi64>, i64) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @trellis_coll_psum_groups_f32(memref<?xf32>, memref<?xf32>, memref<?xi64>, i64, i64) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @trellis_coll_pmean_groups_f32(memref<?xf32>, memref<?xf32>, memref<?xi64>, i64, i64) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @trellis_coll_ppermute_f64(memref<?xf64>, memref<?xf64>, memref<?xi64>, i64) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @trellis_coll_all_gather_f32(memref<?xf32>, memref<?xf32>, i64, i64) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @trellis_coll_adasum_f32(memref<?xf32>, memref<?xf32>, memref<?xi64>, i64, i64) attributes {llvm.emit_c_interface}
 // CHECK-DAG: func.func private @trellis_coll_axis_size() -> i64
+// CHECK-DAG: func.func private @trellis_coll_check_result(i32, memref<?xi8>) attributes {llvm.emit_c_interface}
 
 // CHECK-LABEL: func.func @psum
 // CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
@@ -18,7 +21,9 @@
 // CHECK: %[[OUT:.*]] = memref.alloc() : memref<2x3xf32>
 // CHECK: %[[OUT1:.*]] = memref.collapse_shape %[[OUT]] {{\[\[}}0, 1]]
 // CHECK: %[[WORLD:.*]] = mpi.comm_world : !mpi.comm
-// CHECK: mpi.allreduce(%[[IN1]], %[[OUT1]], MPI_SUM, %[[WORLD]]) : memref<6xf32>, memref<6xf32>
+// CHECK: %[[RV:.*]] = mpi.allreduce(%[[IN1]], %[[OUT1]], MPI_SUM, %[[WORLD]]) : memref<6xf32>, memref<6xf32> -> !mpi.retval
+// CHECK: %[[RC:.*]] = builtin.unrealized_conversion_cast %[[RV]] : !mpi.retval to i32
+// CHECK: call @trellis_coll_check_result(%[[RC]], %{{.*}})
 // CHECK: %[[R:.*]] = bufferization.to_tensor %[[OUT]] restrict writable : memref<2x3xf32> to tensor<2x3xf32>
 // CHECK: return %[[R]]
 func.func @psum(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
@@ -40,7 +45,8 @@ func.func @psum_scalar(%x: tensor<f32>) -> tensor<f32> {
 // CHECK: %[[GB:.*]] = bufferization.to_buffer %[[G]] read_only
 // CHECK: %[[GD:.*]] = memref.cast %[[GB]] : memref<4xi64> to memref<?xi64>
 // CHECK: %[[SIZE:.*]] = arith.constant 2 : i64
-// CHECK: call @trellis_coll_psum_groups_f32(%{{.*}}, %{{.*}}, %[[GD]], %[[SIZE]])
+// CHECK: %[[MAX:.*]] = arith.constant 2147483647 : i64
+// CHECK: call @trellis_coll_psum_groups_f32(%{{.*}}, %{{.*}}, %[[GD]], %[[SIZE]], %[[MAX]])
 func.func @psum_groups(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %0 = coll.psum %x {axis = "batch", groups = dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>} : tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
@@ -59,11 +65,14 @@ func.func @pmean(%x: tensor<8xf32>) -> tensor<8xf32> {
   return %0 : tensor<8xf32>
 }
 
-// With groups, by the group size, a constant.
+// With groups, the runtime divides by the group size (and names coll.pmean
+// in its errors).
 // CHECK-LABEL: func.func @pmean_groups
-// CHECK: call @trellis_coll_psum_groups_f32
-// CHECK: %[[TWO:.*]] = arith.constant 2.000000e+00 : f32
-// CHECK: linalg.fill ins(%[[TWO]] : f32)
+// CHECK: %[[SIZE:.*]] = arith.constant 2 : i64
+// CHECK: call @trellis_coll_pmean_groups_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[SIZE]], %{{.*}})
+// CHECK-NOT: linalg.fill
+// CHECK-NOT: arith.divf
+// CHECK: return
 func.func @pmean_groups(%x: tensor<8xf32>) -> tensor<8xf32> {
   %0 = coll.pmean %x {axis = "batch", groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>} : tensor<8xf32>
   return %0 : tensor<8xf32>
@@ -81,7 +90,7 @@ func.func @ppermute(%x: tensor<4xf64>) -> tensor<4xf64> {
 // CHECK-LABEL: func.func @all_gather_dim0
 // CHECK: %[[STACK:.*]] = memref.alloc() : memref<4x2x3xf32>
 // CHECK: %[[N:.*]] = arith.constant 4 : i64
-// CHECK: call @trellis_coll_all_gather_f32(%{{.*}}, %{{.*}}, %[[N]])
+// CHECK: call @trellis_coll_all_gather_f32(%{{.*}}, %{{.*}}, %[[N]], %{{.*}})
 // CHECK: %[[T:.*]] = bufferization.to_tensor %[[STACK]]
 // CHECK-NOT: linalg.transpose
 // CHECK: tensor.collapse_shape %[[T]] {{\[\[}}0, 1], [2]] : tensor<4x2x3xf32> into tensor<8x3xf32>
@@ -104,7 +113,7 @@ func.func @all_gather_dim1(%x: tensor<2x3xf32>) -> tensor<2x12xf32> {
 // CHECK-LABEL: func.func @adasum
 // CHECK: arith.constant dense<> : tensor<0xi64>
 // CHECK: %[[ZERO:.*]] = arith.constant 0 : i64
-// CHECK: call @trellis_coll_adasum_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[ZERO]])
+// CHECK: call @trellis_coll_adasum_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[ZERO]], %{{.*}})
 func.func @adasum(%x: tensor<16xf32>) -> tensor<16xf32> {
   %0 = coll.adasum %x {axis = "batch"} : tensor<16xf32>
   return %0 : tensor<16xf32>

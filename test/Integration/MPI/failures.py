@@ -4,12 +4,19 @@
   job exits non-zero within 20 s although the other ranks wait in a psum,
   and the message names the input.
 * A program compiled for 4 ranks (all_gather's result shape, psum groups)
-  run on 2: non-zero exit, and the message names both counts.
+  run on 2: non-zero exit, and the message names both counts; for a pmean
+  with groups it names coll.pmean.
+* A 4-rank ring of ppermute (its pairs name ranks 0-3) run on 5 ranks, where
+  rank 4 would silently get zeros, and on 3, where a pair names rank 3.
+* An MPI call of the lowered code that fails (the upstream allreduce of a
+  psum; a preloaded MPI_Allreduce returns MPI_ERR_COUNT): the job ends, and
+  the message names the collective and its location.
 
 usage: failures.py WORKDIR
 """
 
 import os
+import subprocess
 import sys
 
 import numpy as np
@@ -35,6 +42,14 @@ func.func @groups(%x: tensor<2xf32>) -> tensor<2xf32> {
   %y = coll.psum %x {axis = "batch", groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>} : tensor<2xf32>
   return %y : tensor<2xf32>
 }
+func.func @ring(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %y = coll.ppermute %x {axis = "batch", pairs = dense<[[0, 1], [1, 2], [2, 3], [3, 0]]> : tensor<4x2xi64>} : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+func.func @pmean_groups(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %y = coll.pmean %x {axis = "batch", groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>} : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
 """)
 
 
@@ -56,4 +71,38 @@ expect_failure("all_gather_rank_count", 2, "gather",
 expect_failure("groups_rank_count", 2, "groups",
                [[np.ones(2, np.float32)]] * 2,
                "compiled for 4 ranks (its groups) but the job has 2")
+expect_failure("pmean_groups_names_pmean", 2, "pmean_groups",
+               [[np.ones(2, np.float32)]] * 2,
+               "coll.pmean: the program was compiled for 4 ranks (its groups) "
+               "but the job has 2")
+expect_failure("ppermute_more_ranks", 5, "ring",
+               [[np.ones(2, np.float32)]] * 5,
+               "coll.ppermute: the program was compiled for 4 ranks (its "
+               "pairs) but the job has 5")
+expect_failure("ppermute_fewer_ranks", 3, "ring",
+               [[np.ones(2, np.float32)]] * 3,
+               "coll.ppermute: the pair [2, 3] names a rank the job does not "
+               "have (3 ranks)")
+
+# The lowered psum's MPI_Allreduce fails (a preloaded MPI_Allreduce returns
+# MPI_ERR_COUNT): the job ends naming the collective and its location.
+shim = os.path.join(workdir, "failing_allreduce.so")
+subprocess.run(["mpicc", "-shared", "-fPIC", "-o", shim,
+                os.path.join(os.path.dirname(__file__), "Inputs",
+                             "failing_allreduce.c")], check=True)
+# mpirun's environment reaches the ranks it starts on this host.
+saved = os.environ.get("LD_PRELOAD")
+os.environ["LD_PRELOAD"] = ":".join(p for p in (shim, saved) if p)
+try:
+    proc, _, seconds, cmd = mpi.MpiJob(
+        os.path.join(workdir, "failing_allreduce"), 2).launch(
+            model, "sum", [[good]] * 2, timeout=120)
+finally:
+    if saved is None:
+        del os.environ["LD_PRELOAD"]
+    else:
+        os.environ["LD_PRELOAD"] = saved
+jobs.expect_failure(check, "failing_allreduce", proc, seconds, cmd, LIMIT,
+                    marker="coll.psum (model.mlir:3:8): MPI_Allreduce failed: "
+                    "MPI_ERR_COUNT", one_line=False)
 check.finish()
