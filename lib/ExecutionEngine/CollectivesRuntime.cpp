@@ -479,15 +479,20 @@ void allGather(StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,
           "MPI_Allgather");
     return;
   }
-  // Piece by piece: every rank's piece gathered, then put in its place.
-  std::vector<T> pieces(static_cast<size_t>(limit) * size);
+  // Piece by piece, each rank's piece received straight into its place: a
+  // piece type whose extent is a whole rank's part (MPI_Aint, 64 bits).
   forEachPiece(n, limit, [&](int64_t offset, int c) {
-    check(MPI_Allgather(x + offset, c, mpiType<T>(), pieces.data(), c,
-                        mpiType<T>(), MPI_COMM_WORLD),
+    MPI_Datatype piece, spaced;
+    check(MPI_Type_contiguous(c, mpiType<T>(), &piece), "MPI_Type_contiguous");
+    check(MPI_Type_create_resized(
+              piece, 0, static_cast<MPI_Aint>(n * sizeof(T)), &spaced),
+          "MPI_Type_create_resized");
+    check(MPI_Type_commit(&spaced), "MPI_Type_commit");
+    check(MPI_Allgather(x + offset, c, mpiType<T>(), y + offset, 1, spaced,
+                        MPI_COMM_WORLD),
           "MPI_Allgather");
-    for (int r = 0; r < size; ++r)
-      std::memcpy(y + r * n + offset, pieces.data() + int64_t(r) * c,
-                  sizeof(T) * c);
+    MPI_Type_free(&spaced);
+    MPI_Type_free(&piece);
   });
 }
 
