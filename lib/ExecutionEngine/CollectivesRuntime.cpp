@@ -12,6 +12,10 @@
 // the two vectors, gathered and added in rank order, so every rank computes
 // the same coefficients and the result is bit-identical everywhere.
 //
+// MPI counts are ints: every collective gets from compiled code the most
+// elements one MPI call may move (convert-coll-to-mpi's max-count, at most
+// INT32_MAX) and moves longer buffers in pieces of that size.
+//
 // Agreement checks (convert-coll-to-mpi{check-agreement}): before each
 // collective every rank contributes a fixed-size fingerprint of what it is
 // about to run to one MPI_Allgather on a communicator of their own. Because
