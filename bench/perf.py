@@ -54,6 +54,7 @@ depend on the machine and its load.
 Usage: bench/perf.py [--rounds 5] [--steps 20] [--build build] [--only gemm,mlp,rev,compile,lm,revtf]
 """
 import argparse
+import glob
 import json
 import os
 import re
@@ -313,9 +314,33 @@ def thread_rows(name, ms, anchor, target):
     return rows
 
 
+def gemm_choice_description():
+    """The f32 GEMM libraries Trellis measured on this host and chose per
+    size class (lib/Runtime/GemmChoice.cpp): the newest choice file of the
+    tuning directory the runs used, or a note that there is none."""
+    tuning = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+                          "trellis")
+    files = sorted(glob.glob(os.path.join(tuning, "gemm-choice-*.json")), key=os.path.getmtime)
+    if not files:
+        return f"no measured choice in {tuning}"
+    with open(files[-1]) as f:
+        kept = json.load(f)
+    rates = "; ".join(
+        f"{name} " + "/".join(f"{kept['gflops_one_thread'][lib][c]:.0f}"
+                              for c in ("small", "medium", "large"))
+        for lib, name in (("dnnl", "oneDNN"), ("cblas", "OpenBLAS")))
+    sick = ", ".join(kept["sick"]) or "none"
+    choice = ", ".join(f"{c} {kept['choice'][c]}" for c in ("small", "medium", "large"))
+    return (f"1-thread GFLOP/s small/medium/large: {rates}; sick: {sick}; "
+            f"chosen: {choice} ({files[-1]})")
+
+
 def print_tables(rows, compile_rows):
     """The closing tables of a benchmark script: (name, Trellis, anchor,
-    ratio) rows, then (model, compile_ms) rows."""
+    ratio) rows, then (model, compile_ms) rows, and the GEMM libraries
+    Trellis chose."""
+    print()
+    print(f"GEMM libraries: {gemm_choice_description()}")
     print()
     print(f"{'benchmark':<34} {'Trellis':<28} {'anchor':<40} ratio")
     for r in rows:

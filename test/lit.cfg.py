@@ -68,6 +68,10 @@ if "undefined" in sanitizers:
 config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
 config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
 config.environment["PYTHONPATH"] = os.path.join(config.trellis_src_root, "test", "lib")
+# The JIT keeps the host's measured GEMM library choice under
+# $XDG_CACHE_HOME/trellis (docs/performance.md, "Library choice"): the
+# suite's own, in the build tree, not the user's home.
+config.environment["XDG_CACHE_HOME"] = os.path.join(config.trellis_obj_root, "test", "xdg-cache")
 
 llvm_config.add_tool_substitutions(
     ["trellis-opt", "trellis-run", "trellis-equiv", "trellis-train"], [config.trellis_tools_dir])

@@ -220,6 +220,11 @@ def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "mlir::ModuleOp"> {
     `convert-linalg-to-loops`. The JIT loads OpenBLAS when the lowered
     module calls `cblas_*`, oneDNN when it calls `dnnl_*`.
 
+    The library of an f32 GEMM is its size class's: `sgemm-small` (M·N·K
+    below 64³), `sgemm-medium` (below 256³) or `sgemm-large`, each `sgemm`'s
+    unless given. The JIT sets them from a measurement of both libraries on
+    the host (docs/performance.md, "Library choice").
+
     Example:
 
     ```mlir
@@ -235,6 +240,18 @@ def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "mlir::ModuleOp"> {
     Option<"sgemm", "sgemm", "::trellis::GemmLibrary",
            /*default=*/"::trellis::GemmLibrary::Cblas",
            "Library of the f32 GEMMs (f64 always uses cblas_dgemm)",
+           [{::trellis::gemmLibraryValues()}]>,
+    Option<"sgemmSmall", "sgemm-small", "::trellis::GemmLibrary",
+           /*default=*/"::trellis::GemmLibrary::Cblas",
+           "Library of the f32 GEMMs with M·N·K below 64^3 (default: sgemm)",
+           [{::trellis::gemmLibraryValues()}]>,
+    Option<"sgemmMedium", "sgemm-medium", "::trellis::GemmLibrary",
+           /*default=*/"::trellis::GemmLibrary::Cblas",
+           "Library of the f32 GEMMs with M·N·K below 256^3 (default: sgemm)",
+           [{::trellis::gemmLibraryValues()}]>,
+    Option<"sgemmLarge", "sgemm-large", "::trellis::GemmLibrary",
+           /*default=*/"::trellis::GemmLibrary::Cblas",
+           "Library of the larger f32 GEMMs (default: sgemm)",
            [{::trellis::gemmLibraryValues()}]>
   ];
   let dependentDialects = [

@@ -67,6 +67,12 @@ TrellisStatus trellisCompilerCreate(const char *pipeline, unsigned optLevel,
                                     TrellisCompiler *compiler);
 
 /* How activations are stored for the backward pass (ad-remat's policy). */
+typedef enum TrellisGemmLibrary {
+  TRELLIS_SGEMM_AUTO = 0, /* per size class, measured on the host and kept */
+  TRELLIS_SGEMM_DNNL = 1, /* oneDNN's dnnl_sgemm */
+  TRELLIS_SGEMM_CBLAS = 2 /* cblas_sgemm (OpenBLAS) */
+} TrellisGemmLibrary;
+
 typedef enum TrellisRematPolicy {
   TRELLIS_REMAT_STORE = 0,  /* every activation */
   TRELLIS_REMAT_EVERY = 1,  /* checkpoint segments of `rematEvery` layers */
@@ -91,6 +97,7 @@ typedef struct TrellisCompileOptions {
                                  "": TRELLIS_CACHE_DIR, else no cache */
   int parallelLoops;          /* nonzero: OpenMP loops for large linalg ops */
   unsigned compileThreads;    /* threads of code generation; 0: one a core */
+  TrellisGemmLibrary sgemm;   /* library of the f32 GEMMs */
 } TrellisCompileOptions;
 
 void trellisCompileOptionsInit(TrellisCompileOptions *options);

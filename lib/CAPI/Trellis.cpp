@@ -95,6 +95,7 @@ void trellisCompileOptionsInit(TrellisCompileOptions *options) {
   options->cacheDir = nullptr;
   options->parallelLoops = defaults.parallelLoops;
   options->compileThreads = defaults.compileThreads;
+  options->sgemm = TRELLIS_SGEMM_AUTO;
 }
 
 TrellisStatus
@@ -111,7 +112,17 @@ trellisCompilerCreateWithOptions(const TrellisCompileOptions *given,
                  llvm::Twine(static_cast<int>(given->remat)))
                     .str()
                     .c_str());
+  if (given->sgemm < TRELLIS_SGEMM_AUTO || given->sgemm > TRELLIS_SGEMM_CBLAS)
+    return fail(("unknown f32 GEMM library " +
+                 llvm::Twine(static_cast<int>(given->sgemm)))
+                    .str()
+                    .c_str());
   CompileOptions options;
+  options.measureGemmLibraries = given->sgemm == TRELLIS_SGEMM_AUTO;
+  if (given->sgemm != TRELLIS_SGEMM_AUTO)
+    options.sgemm = GemmChoice::all(given->sgemm == TRELLIS_SGEMM_DNNL
+                                        ? GemmLibrary::Dnnl
+                                        : GemmLibrary::Cblas);
   options.remat.policy = static_cast<ad::RematPolicy>(given->remat);
   if (given->pipeline)
     options.pipeline = given->pipeline;

@@ -94,7 +94,9 @@ void trellis::buildLowerToLLVMPipeline(OpPassManager &pm,
   // the runtime can count live tensor bytes. GEMMs to library calls first;
   // the loops take everything else.
   ConvertLinalgToBlasOptions linalgToBlas;
-  linalgToBlas.sgemm = options.sgemm;
+  linalgToBlas.sgemmSmall = options.sgemm.small;
+  linalgToBlas.sgemmMedium = options.sgemm.medium;
+  linalgToBlas.sgemmLarge = options.sgemm.large;
   pm.addPass(createConvertLinalgToBlas(linalgToBlas));
   // One op is one piece of work here: the place to time them.
   if (options.profile)
@@ -151,15 +153,35 @@ struct LowerToLLVMPipelineOptions
                      "allocations with profiler hooks (trellis-profile-ops)"),
       llvm::cl::init(trellis::CompileOptions().profile)};
   Option<trellis::GemmLibrary> sgemm{
-      *this, "sgemm", llvm::cl::desc("Library of the f32 GEMMs"),
-      llvm::cl::init(trellis::CompileOptions().sgemm),
+      *this, "sgemm",
+      llvm::cl::desc("Library of the f32 GEMMs of every size class"),
+      llvm::cl::init(trellis::CompileOptions().sgemm.large),
+      trellis::gemmLibraryValues()};
+  Option<trellis::GemmLibrary> sgemmSmall{
+      *this, "sgemm-small",
+      llvm::cl::desc("Library of the f32 GEMMs with M*N*K below 64^3 "
+                     "(default: sgemm)"),
+      trellis::gemmLibraryValues()};
+  Option<trellis::GemmLibrary> sgemmMedium{
+      *this, "sgemm-medium",
+      llvm::cl::desc("Library of the f32 GEMMs with M*N*K below 256^3 "
+                     "(default: sgemm)"),
+      trellis::gemmLibraryValues()};
+  Option<trellis::GemmLibrary> sgemmLarge{
+      *this, "sgemm-large",
+      llvm::cl::desc("Library of the larger f32 GEMMs (default: sgemm)"),
       trellis::gemmLibraryValues()};
 
   trellis::CompileOptions toCompileOptions() const {
     trellis::CompileOptions options;
     options.attentionChunk = attentionChunk;
     options.checkCollectives = checkCollectives;
-    options.sgemm = sgemm;
+    auto orDefault = [&](const Option<trellis::GemmLibrary> &option) {
+      return option.hasValue() ? trellis::GemmLibrary(option)
+                               : trellis::GemmLibrary(sgemm);
+    };
+    options.sgemm = {orDefault(sgemmSmall), orDefault(sgemmMedium),
+                     orDefault(sgemmLarge)};
     options.profile = profile;
     options.parallelLoops = parallelLoops;
     return options;

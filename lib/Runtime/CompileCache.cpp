@@ -157,17 +157,21 @@ static llvm::StringRef getBinaryIdentity() {
   return identity;
 }
 
-/// The host: its triple, CPU and CPU features (what detectHost() gives the
-/// JIT's target machine).
-static void hashHost(HashStream &os) {
-  os.field("triple", llvm::sys::getProcessTriple());
-  os.field("cpu", llvm::sys::getHostCPUName());
+std::string trellis::runtime::getHostCPUFeatures() {
   llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
   llvm::SmallVector<std::string> sorted;
   for (const auto &feature : features)
     sorted.push_back((feature.getValue() ? "+" : "-") + feature.getKey().str());
   llvm::sort(sorted);
-  os.field("features", llvm::join(sorted, ","));
+  return llvm::join(sorted, ",");
+}
+
+/// The host: its triple, CPU and CPU features (what detectHost() gives the
+/// JIT's target machine).
+static void hashHost(HashStream &os) {
+  os.field("triple", llvm::sys::getProcessTriple());
+  os.field("cpu", llvm::sys::getHostCPUName());
+  os.field("features", getHostCPUFeatures());
 }
 
 /// Every field of CompileOptions that decides the code. The fields are bound
@@ -176,9 +180,10 @@ static void hashHost(HashStream &os) {
 /// so that two compiles that differ in it cannot share an entry.
 static void hashOptions(HashStream &os, const CompileOptions &options) {
   const auto &[attentionChunk, checkCollectives, remat, gradientReduction,
-               sgemm, parallelLoops, profile, pipeline, optLevel, vectorMath,
-               outlineLoops, compileThreads, dumpLLVMIR, sharedLibPaths,
-               blasLibraryPath, dnnlLibraryPath, cacheDir] = options;
+               sgemm, parallelLoops, profile, pipeline, measureGemmLibraries,
+               tuningDir, optLevel, vectorMath, outlineLoops, compileThreads,
+               dumpLLVMIR, sharedLibPaths, blasLibraryPath, dnnlLibraryPath,
+               cacheDir] = options;
   os.field("attentionChunk", attentionChunk);
   os.field("checkCollectives", checkCollectives);
   const auto &[policy, every, budget] = remat;
@@ -192,7 +197,13 @@ static void hashOptions(HashStream &os, const CompileOptions &options) {
     os.field("gradientReduction.weightShards", weightShards);
     os.field("gradientReduction.ranks", ranks);
   }
-  os.field("sgemm", static_cast<int64_t>(sgemm));
+  // The choice itself (the JIT has replaced a measured one by the host's).
+  const auto &[sgemmSmall, sgemmMedium, sgemmLarge] = sgemm;
+  os.field("sgemm.small", static_cast<int64_t>(sgemmSmall));
+  os.field("sgemm.medium", static_cast<int64_t>(sgemmMedium));
+  os.field("sgemm.large", static_cast<int64_t>(sgemmLarge));
+  (void)measureGemmLibraries;
+  (void)tuningDir;
   os.field("parallelLoops", parallelLoops);
   // Never on here (usesCompileCache), hashed all the same.
   os.field("profile", profile);

@@ -55,6 +55,11 @@ struct CachedCode {
   CachedCodeInfo info;
 };
 
+/// Returns the host CPU's features as LLVM detects them, sorted,
+/// "+avx2,+avx512f,-amx-tile,...": part of every key of code or measurements
+/// that depend on the CPU.
+std::string getHostCPUFeatures();
+
 /// Returns true if compiles with `options` go through the cache: it has a
 /// directory, and neither the profiler (whose site table is built from the
 /// lowered module) nor an LLVM IR dump (a hit has no IR) is asked for.

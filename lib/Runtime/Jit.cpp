@@ -5,6 +5,7 @@
 #include "CodeGen.h"
 #include "CompileCache.h"
 #include "CompiledCode.h"
+#include "GemmChoice.h"
 #include "Optimizer.h"
 #include "PackedCall.h"
 #include "RuntimeError.h"
@@ -218,27 +219,6 @@ JitModule::compileModule(mlir::ModuleOp module, const CompileOptions &options) {
   return jit;
 }
 
-/// Maps `libraries` into the process until it ends (RTLD_NODELETE: no
-/// dlclose unloads them), and makes them LLVM's permanent libraries, whose
-/// symbols DynamicLibrary::SearchForAddressOfSymbol finds. LLVM closes its
-/// permanent libraries in a static destructor, but oneDNN's OpenMP worker
-/// threads outlive it and would resume in unmapped code, and what a library
-/// keeps in its globals would be lost (LeakSanitizer reports). RTLD_GLOBAL,
-/// in order, as the ExecutionEngine loads them: a library's symbols serve
-/// those loaded after it (libomp's GOMP_* entry points serve oneDNN).
-static llvm::Error loadForever(llvm::ArrayRef<std::string> libraries) {
-  for (const std::string &library : libraries) {
-    if (!::dlopen(library.c_str(), RTLD_LAZY | RTLD_GLOBAL | RTLD_NODELETE))
-      return makeError("cannot load '" + library + "': " + ::dlerror());
-    std::string message;
-    if (!llvm::sys::DynamicLibrary::getPermanentLibrary(library.c_str(),
-                                                        &message)
-             .isValid())
-      return makeError("cannot load '" + library + "': " + message);
-  }
-  return llvm::Error::success();
-}
-
 /// Initializes MPI, once per process, before the first collective, and the
 /// collective checks if `options` ask for them.
 static void startCollectives(const trellis::CompileOptions &options) {
@@ -321,7 +301,7 @@ llvm::Expected<std::vector<std::unique_ptr<llvm::MemoryBuffer>>>
 JitModule::compileObjects(mlir::ModuleOp module,
                           llvm::ArrayRef<std::string> libraries,
                           const CompileOptions &options) {
-  if (llvm::Error err = loadForever(libraries))
+  if (llvm::Error err = loadLibrariesForever(libraries))
     return std::move(err);
   // The calls the JIT cannot resolve, before compiling anything.
   std::string unresolved = findUnresolvedFunction(module);
@@ -366,9 +346,14 @@ JitModule::compileObjects(mlir::ModuleOp module,
 llvm::Expected<std::unique_ptr<JitModule>>
 JitModule::compileEntries(mlir::ModuleOp module,
                           llvm::SmallVector<Entry> entries,
-                          const CompileOptions &options) {
-  if (options.optLevel > 3)
+                          const CompileOptions &given) {
+  if (given.optLevel > 3)
     return makeError("the optimization level must be 0, 1, 2 or 3");
+  // The f32 GEMM libraries the host's measurement chose (GemmChoice.h),
+  // before the cache key, which covers them.
+  CompileOptions options = given;
+  if (options.measureGemmLibraries && options.pipeline.empty())
+    options.sgemm = getHostGemmChoice(options);
 
   // The compile cache: a hit links the object code a compile with the same
   // key kept, without lowering; an entry that fails to link is compiled
@@ -472,7 +457,7 @@ llvm::Expected<std::unique_ptr<JitModule>>
 JitModule::linkCached(CachedCode cached, llvm::SmallVector<Entry> entries,
                       const CompileOptions &options) {
   initializeOnce();
-  if (llvm::Error err = loadForever(cached.info.libraries))
+  if (llvm::Error err = loadLibrariesForever(cached.info.libraries))
     return std::move(err);
   llvm::Expected<std::unique_ptr<CompiledCode>> code = linkObjects(
       std::move(cached.objects), cached.info.libraries, options.profile);

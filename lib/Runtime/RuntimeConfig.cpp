@@ -90,6 +90,10 @@ readEnvironment(llvm::function_ref<void(llvm::Error)> invalid) {
   if (std::optional<llvm::StringRef> value =
           lookupNonEmpty("TRELLIS_CACHE_DIR"))
     config.cacheDir = value->str();
+  if (std::optional<llvm::StringRef> value = lookupNonEmpty("XDG_CACHE_HOME"))
+    config.tuningDir = (*value + "/trellis").str();
+  else if (std::optional<llvm::StringRef> value = lookupNonEmpty("HOME"))
+    config.tuningDir = (*value + "/.cache/trellis").str();
   if (std::optional<llvm::StringRef> value =
           lookupNonEmpty("TRELLIS_NUM_THREADS")) {
     unsigned threads;
@@ -138,6 +142,8 @@ void RuntimeConfig::applyTo(CompileOptions &options) const {
   applyLibraryPaths(options);
   if (options.cacheDir.empty())
     options.cacheDir = cacheDir;
+  if (options.tuningDir.empty())
+    options.tuningDir = tuningDir;
   options.checkCollectives |= checkCollectives;
 }
 

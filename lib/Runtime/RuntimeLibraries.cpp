@@ -1,8 +1,9 @@
 //===- RuntimeLibraries.cpp - The libraries the JIT loads -----------------===//
 //
-// The libraries are loaded into the process by the ExecutionEngine. The GEMM
-// libraries keep their own thread settings, read when they are loaded
-// (configureProcess sets them from TRELLIS_NUM_THREADS);
+// The libraries are loaded into the process for good (loadLibrariesForever)
+// before the JIT links code against them. The GEMM libraries keep their own
+// thread settings, read when they are loaded (configureProcess sets them
+// from TRELLIS_NUM_THREADS);
 // docs/performance.md says which library does what and why.
 //
 //===----------------------------------------------------------------------===//
@@ -13,7 +14,10 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
+
+#include <dlfcn.h>
 
 using namespace trellis;
 using trellis::runtime::makeError;
@@ -75,6 +79,21 @@ findLibrary(llvm::StringRef path, llvm::StringRef builtIn, llvm::StringRef what,
   return found;
 }
 
+llvm::Expected<std::string>
+trellis::runtime::findGemmLibrary(GemmLibrary library,
+                                  const CompileOptions &options) {
+  if (library == GemmLibrary::Cblas)
+    return findLibrary(options.blasLibraryPath, TRELLIS_BLAS_LIBRARY_PATH,
+                       "a CBLAS", "libopenblas-dev", "TRELLIS_BLAS_LIBRARY");
+  return findLibrary(options.dnnlLibraryPath, TRELLIS_DNNL_LIBRARY_PATH,
+                     "oneDNN", "libdnnl-dev", "TRELLIS_DNNL_LIBRARY");
+}
+
+std::string trellis::runtime::getOpenMPLibrary() {
+  llvm::StringRef omp = TRELLIS_OMP_LIBRARY_PATH;
+  return !omp.empty() && llvm::sys::fs::exists(omp) ? omp.str() : "";
+}
+
 llvm::Error trellis::runtime::appendRuntimeSymbolLibraries(
     mlir::ModuleOp module, const CompileOptions &options,
     llvm::SmallVectorImpl<std::string> &libraries) {
@@ -90,8 +109,8 @@ llvm::Error trellis::runtime::appendRuntimeSymbolLibraries(
   // implements libgomp's GOMP_* entry points): one pool of threads, whose
   // parallel regions do not wait on another runtime's (docs/performance.md,
   // "Threads").
-  llvm::StringRef omp = TRELLIS_OMP_LIBRARY_PATH;
-  bool haveOmp = !omp.empty() && llvm::sys::fs::exists(omp);
+  std::string omp = getOpenMPLibrary();
+  bool haveOmp = !omp.empty();
   bool parallel = usesOpenMP(module);
   if (parallel && !haveOmp)
     return makeError("the program has parallel loops but LLVM's OpenMP "
@@ -99,22 +118,30 @@ llvm::Error trellis::runtime::appendRuntimeSymbolLibraries(
                      "(install libomp-22-dev, or --parallel-loops=false)");
   if (haveOmp &&
       (parallel || usesRuntimeLibrary(module, RuntimeLibrary::Dnnl)))
-    libraries.push_back(omp.str());
-  if (usesRuntimeLibrary(module, RuntimeLibrary::Cblas)) {
-    llvm::Expected<std::string> path =
-        findLibrary(options.blasLibraryPath, TRELLIS_BLAS_LIBRARY_PATH,
-                    "a CBLAS", "libopenblas-dev", "TRELLIS_BLAS_LIBRARY");
+    libraries.push_back(omp);
+  for (auto [symbols, library] :
+       {std::pair{RuntimeLibrary::Cblas, GemmLibrary::Cblas},
+        std::pair{RuntimeLibrary::Dnnl, GemmLibrary::Dnnl}}) {
+    if (!usesRuntimeLibrary(module, symbols))
+      continue;
+    llvm::Expected<std::string> path = findGemmLibrary(library, options);
     if (!path)
       return path.takeError();
     libraries.push_back(*path);
   }
-  if (usesRuntimeLibrary(module, RuntimeLibrary::Dnnl)) {
-    llvm::Expected<std::string> path =
-        findLibrary(options.dnnlLibraryPath, TRELLIS_DNNL_LIBRARY_PATH,
-                    "oneDNN", "libdnnl-dev", "TRELLIS_DNNL_LIBRARY");
-    if (!path)
-      return path.takeError();
-    libraries.push_back(*path);
+  return llvm::Error::success();
+}
+
+llvm::Error
+trellis::runtime::loadLibrariesForever(llvm::ArrayRef<std::string> libraries) {
+  for (const std::string &library : libraries) {
+    if (!::dlopen(library.c_str(), RTLD_LAZY | RTLD_GLOBAL | RTLD_NODELETE))
+      return makeError("cannot load '" + library + "': " + ::dlerror());
+    std::string message;
+    if (!llvm::sys::DynamicLibrary::getPermanentLibrary(library.c_str(),
+                                                        &message)
+             .isValid())
+      return makeError("cannot load '" + library + "': " + message);
   }
   return llvm::Error::success();
 }

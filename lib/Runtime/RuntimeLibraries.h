@@ -38,6 +38,25 @@ appendRuntimeSymbolLibraries(mlir::ModuleOp module,
                              const CompileOptions &options,
                              llvm::SmallVectorImpl<std::string> &libraries);
 
+/// Returns the path of `library` to load: `options`' (blasLibraryPath,
+/// dnnlLibraryPath), else the one found when Trellis was built; an error
+/// naming the package to install if there is none.
+llvm::Expected<std::string> findGemmLibrary(GemmLibrary library,
+                                            const CompileOptions &options);
+
+/// Returns LLVM's OpenMP runtime found when Trellis was built, or "".
+std::string getOpenMPLibrary();
+
+/// Maps `libraries` into the process until it ends (RTLD_NODELETE: no
+/// dlclose unloads them), and makes them LLVM's permanent libraries, whose
+/// symbols DynamicLibrary::SearchForAddressOfSymbol finds. LLVM closes its
+/// permanent libraries in a static destructor, but oneDNN's OpenMP worker
+/// threads outlive it and would resume in unmapped code, and what a library
+/// keeps in its globals would be lost (LeakSanitizer reports). RTLD_GLOBAL,
+/// in order, as the ExecutionEngine loads them: a library's symbols serve
+/// those loaded after it (libomp's GOMP_* entry points serve oneDNN).
+llvm::Error loadLibrariesForever(llvm::ArrayRef<std::string> libraries);
+
 } // namespace trellis::runtime
 
 #endif // TRELLIS_LIB_RUNTIME_RUNTIMELIBRARIES_H

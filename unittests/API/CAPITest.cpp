@@ -141,11 +141,17 @@ TEST(CAPI, CompileOptionsDefaultsAreTheTools) {
   EXPECT_NE(options.outlineLoops, 0);
   EXPECT_NE(options.parallelLoops, 0);
   EXPECT_EQ(options.compileThreads, 0u);
+  EXPECT_EQ(options.sgemm, TRELLIS_SGEMM_AUTO);
   EXPECT_EQ(compileGradOfChain(options), "");
-  // Code generation on two threads.
+  // Code generation on two threads; each fixed GEMM library.
   options.compileThreads = 2;
   EXPECT_EQ(compileGradOfChain(options), "");
   options.compileThreads = 0;
+  for (TrellisGemmLibrary library : {TRELLIS_SGEMM_DNNL, TRELLIS_SGEMM_CBLAS}) {
+    options.sgemm = library;
+    EXPECT_EQ(compileGradOfChain(options), "");
+  }
+  options.sgemm = TRELLIS_SGEMM_AUTO;
   // And without parallel loops.
   options.parallelLoops = 0;
   EXPECT_EQ(compileGradOfChain(options), "");
@@ -205,6 +211,10 @@ TEST(CAPI, CompileOptionsAreChecked) {
   trellisCompileOptionsInit(&options);
   options.remat = static_cast<TrellisRematPolicy>(7);
   EXPECT_NE(compileGradOfChain(options).find("policy 7"), std::string::npos);
+  trellisCompileOptionsInit(&options);
+  options.sgemm = static_cast<TrellisGemmLibrary>(5);
+  EXPECT_NE(compileGradOfChain(options).find("unknown f32 GEMM library 5"),
+            std::string::npos);
   TrellisCompiler compiler = nullptr;
   EXPECT_EQ(trellisCompilerCreateWithOptions(nullptr, &compiler),
             TRELLIS_FAILURE);

@@ -90,7 +90,7 @@ TEST_F(CompileCacheKey, EveryOptionOfTheCodeChangesIt) {
          o.gradientReduction.emplace();
          o.gradientReduction->ranks = 4;
        }},
-      {"sgemm", [](auto &o) { o.sgemm = trellis::GemmLibrary::Cblas; }},
+      {"sgemm", [](auto &o) { o.sgemm.medium = trellis::GemmLibrary::Cblas; }},
       {"parallelLoops", [](auto &o) { o.parallelLoops = false; }},
       {"profile", [](auto &o) { o.profile = true; }},
       {"pipeline", [](auto &o) { o.pipeline = "convert-to-llvm"; }},

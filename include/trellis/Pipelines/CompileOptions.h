@@ -8,7 +8,8 @@
 //   --check-collectives   -> checkCollectives   -> convert-coll-to-mpi
 //   --remat/...           -> remat              -> ad-remat
 //   --reduce (trainer)    -> gradientReduction  -> coll-average-gradients
-//   (host choice)         -> sgemm              -> convert-linalg-to-blas
+//   --sgemm               -> sgemm, measureGemmLibraries -> the JIT's
+//                            measurement (GemmChoice.h), convert-linalg-to-blas
 //   --parallel-loops      -> parallelLoops      -> trellis-parallelize-linalg
 //   --profile             -> profile            -> trellis-profile-ops, the JIT
 //   --opt-level, --vector-math, --outline-loops, --compile-threads,
@@ -67,8 +68,10 @@ struct CompileOptions {
   RematOptions remat;
   /// If set, gradients of ad ops are reduced across the ranks first.
   std::optional<GradientReductionOptions> gradientReduction;
-  /// The library of f32 GEMMs (f64 GEMMs always call cblas_dgemm).
-  GemmLibrary sgemm = GemmLibrary::Dnnl;
+  /// The library of the f32 GEMMs of each size class (f64 GEMMs always call
+  /// cblas_dgemm). With measureGemmLibraries, the JIT replaces it by the
+  /// host's measured choice.
+  GemmChoice sgemm;
   /// Share the leading parallel loops of linalg ops with enough work among
   /// OpenMP threads (trellis-parallelize-linalg, convert-scf-to-openmp);
   /// the JIT then loads LLVM's OpenMP runtime.
@@ -83,6 +86,17 @@ struct CompileOptions {
   std::string pipeline;
 
   //===--- The JIT (LLVM) -------------------------------------------------===//
+
+  /// Let the JIT choose `sgemm` by measuring oneDNN's and OpenBLAS's sgemm
+  /// on the host, once, and keeping the result in `tuningDir`
+  /// (GemmChoice.h, docs/performance.md "Library choice"). Not with a
+  /// `pipeline` of one's own, nor without a `tuningDir`.
+  bool measureGemmLibraries = true;
+  /// The directory where the host's measured GEMM choice is kept
+  /// (RuntimeConfig::applyTo sets it: $XDG_CACHE_HOME/trellis, else
+  /// $HOME/.cache/trellis). Empty: nothing is measured, `sgemm` is used as
+  /// it is.
+  std::string tuningDir;
 
   /// LLVM optimization level, 0 to 3.
   unsigned optLevel = 3;

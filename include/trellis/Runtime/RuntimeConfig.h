@@ -54,6 +54,10 @@ struct RuntimeConfig {
   /// TRELLIS_CACHE_DIR: the compile cache's directory (CompileOptions::
   /// cacheDir); empty: no cache. A tool's `--cache-dir` overrides it.
   std::string cacheDir;
+  /// Where the measured GEMM choice of the host is kept
+  /// (CompileOptions::tuningDir): $XDG_CACHE_HOME/trellis, else
+  /// $HOME/.cache/trellis; empty if neither variable is set.
+  std::string tuningDir;
 
   //===--- The MPI launcher -----------------------------------------------===//
 
@@ -77,8 +81,9 @@ struct RuntimeConfig {
   void applyLibraryPaths(CompileOptions &options) const;
 
   /// What a JIT compile takes from the environment: the GEMM libraries'
-  /// paths (applyLibraryPaths) and the compile cache's directory where
-  /// `options` leaves them empty, and collective checks, on if asked for.
+  /// paths (applyLibraryPaths), the compile cache's directory and the
+  /// tuning directory where `options` leaves them empty, and collective
+  /// checks, on if asked for.
   void applyTo(CompileOptions &options) const;
 };
 

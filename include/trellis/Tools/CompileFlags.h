@@ -21,9 +21,12 @@
 
 namespace trellis::tools {
 
+/// `--sgemm`: the f32 GEMM library, measured on the host or fixed.
+enum class SgemmFlag { Auto, Dnnl, Cblas };
+
 /// The flags of the MLIR lowering: `--attention-chunk`,
 /// `--check-collectives`, `--remat`, `--remat-every`, `--remat-budget`,
-/// `--parallel-loops`.
+/// `--parallel-loops`, `--sgemm`.
 /// trellis-aot has these alone; the JIT tools have CompileFlags.
 struct LoweringFlags {
   explicit LoweringFlags(llvm::cl::OptionCategory &category)
@@ -46,8 +49,7 @@ struct LoweringFlags {
               llvm::cl::desc("Activations the backward pass stores (ad-remat "
                              "before differentiation)"),
               llvm::cl::init(CompileOptions().remat.policy),
-              ad::rematPolicyValues(),
-              llvm::cl::cat(category)),
+              ad::rematPolicyValues(), llvm::cl::cat(category)),
         rematEvery("remat-every",
                    llvm::cl::desc("Layers per checkpointed segment "
                                   "(--remat=every; default 2)"),
@@ -64,7 +66,19 @@ struct LoweringFlags {
                     llvm::cl::desc("Peak tensor bytes of the schedule "
                                    "(--remat=budget)"),
                     llvm::cl::init(CompileOptions().remat.budget),
-                    llvm::cl::cat(category)) {}
+                    llvm::cl::cat(category)),
+        sgemm("sgemm",
+              llvm::cl::desc("Library of the f32 GEMMs (default auto)"),
+              llvm::cl::init(SgemmFlag::Auto),
+              llvm::cl::values(
+                  clEnumValN(SgemmFlag::Auto, "auto",
+                             "per size class, the faster of oneDNN and "
+                             "OpenBLAS on this host, measured once and kept "
+                             "(trellis-aot: dnnl)"),
+                  clEnumValN(SgemmFlag::Dnnl, "dnnl", "oneDNN's dnnl_sgemm"),
+                  clEnumValN(SgemmFlag::Cblas, "cblas",
+                             "cblas_sgemm (OpenBLAS)")),
+              llvm::cl::cat(category)) {}
 
   /// Sets the fields of `options` that these flags choose.
   void fill(CompileOptions &options) const {
@@ -74,6 +88,10 @@ struct LoweringFlags {
     options.remat.every = rematEvery;
     options.remat.budget = rematBudget;
     options.parallelLoops = parallelLoops;
+    options.measureGemmLibraries = sgemm == SgemmFlag::Auto;
+    if (sgemm != SgemmFlag::Auto)
+      options.sgemm = GemmChoice::all(
+          sgemm == SgemmFlag::Dnnl ? GemmLibrary::Dnnl : GemmLibrary::Cblas);
   }
 
   llvm::cl::opt<int64_t> attentionChunk;
@@ -82,6 +100,7 @@ struct LoweringFlags {
   llvm::cl::opt<int64_t> rematEvery;
   llvm::cl::opt<bool> parallelLoops;
   llvm::cl::opt<int64_t> rematBudget;
+  llvm::cl::opt<SgemmFlag> sgemm;
 };
 
 /// The flags of a JIT tool: the lowering's and `--opt-level`,

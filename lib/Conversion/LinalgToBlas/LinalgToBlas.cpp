@@ -364,11 +364,19 @@ struct ConvertLinalgToBlasPass
     if (gemms.empty())
       return;
     MLIRContext *ctx = &getContext();
+    auto orDefault = [&](const auto &option) {
+      return option.hasValue() ? GemmLibrary(option) : GemmLibrary(sgemm);
+    };
+    trellis::GemmChoice choice{orDefault(sgemmSmall), orDefault(sgemmMedium),
+                               orDefault(sgemmLarge)};
     for (auto &[op, plan] : gemms) {
       // oneDNN has no f64 GEMM: f64 always goes to CBLAS.
-      GemmLibrary library = plan.elementType.isF32() && sgemm == GemmLibrary::Dnnl
-                                ? GemmLibrary::Dnnl
-                                : GemmLibrary::Cblas;
+      GemmLibrary library =
+          plan.elementType.isF32() &&
+                  choice.get(trellis::classifyGemm(plan.m, plan.n, plan.k)) ==
+                      GemmLibrary::Dnnl
+              ? GemmLibrary::Dnnl
+              : GemmLibrary::Cblas;
       FailureOr<func::FuncOp> callee =
           getOrDeclare(module, getGemmName(library, plan.elementType),
                        getGemmType(ctx, library, plan.elementType));
@@ -385,3 +393,15 @@ struct ConvertLinalgToBlasPass
 };
 
 } // namespace
+
+llvm::StringRef trellis::stringifyGemmClass(GemmClass gemmClass) {
+  switch (gemmClass) {
+  case GemmClass::Small:
+    return "small";
+  case GemmClass::Medium:
+    return "medium";
+  case GemmClass::Large:
+    return "large";
+  }
+  llvm_unreachable("unknown GEMM class");
+}

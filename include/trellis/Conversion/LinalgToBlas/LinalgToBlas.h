@@ -30,6 +30,56 @@ inline llvm::cl::ValuesClass gemmLibraryValues() {
       clEnumValN(GemmLibrary::Dnnl, "dnnl", "oneDNN's row-major dnnl_sgemm"));
 }
 
+/// The size classes of f32 GEMMs, by their volume M·N·K: each has a library
+/// of its own (GemmChoice), which the JIT measures on the host
+/// (docs/performance.md, "Library choice").
+enum class GemmClass {
+  /// M·N·K below kMediumGemmVolume (64³): attention's per-head products of
+  /// short sequences, small layers.
+  Small,
+  /// Below kLargeGemmVolume (256³).
+  Medium,
+  /// The rest.
+  Large,
+};
+inline constexpr int64_t kMediumGemmVolume = int64_t(1) << 18;
+inline constexpr int64_t kLargeGemmVolume = int64_t(1) << 24;
+inline constexpr unsigned kNumGemmClasses = 3;
+
+/// Returns the class of an M×N×K GEMM (sizes of at most 2^31, as a BLAS
+/// takes them).
+inline GemmClass classifyGemm(int64_t m, int64_t n, int64_t k) {
+  // m·n fits in 62 bits; m·n·k is formed only once it is known to be small.
+  int64_t mn = m * n;
+  if (k > 0 && mn >= (kLargeGemmVolume + k - 1) / k)
+    return GemmClass::Large;
+  return mn * k >= kMediumGemmVolume ? GemmClass::Medium : GemmClass::Small;
+}
+
+/// "small", "medium" or "large".
+llvm::StringRef stringifyGemmClass(GemmClass gemmClass);
+
+/// The library of the f32 GEMMs of each size class.
+struct GemmChoice {
+  GemmLibrary small = GemmLibrary::Dnnl;
+  GemmLibrary medium = GemmLibrary::Dnnl;
+  GemmLibrary large = GemmLibrary::Dnnl;
+
+  /// The same library for every class.
+  static GemmChoice all(GemmLibrary library) {
+    return {library, library, library};
+  }
+  GemmLibrary get(GemmClass gemmClass) const {
+    return gemmClass == GemmClass::Small    ? small
+           : gemmClass == GemmClass::Medium ? medium
+                                            : large;
+  }
+  bool operator==(const GemmChoice &other) const {
+    return small == other.small && medium == other.medium &&
+           large == other.large;
+  }
+};
+
 #define GEN_PASS_DECL_CONVERTLINALGTOBLAS
 #define GEN_PASS_DECL_TRELLISPREPARECONTRACTIONS
 #define GEN_PASS_DECL_TRELLISFUSEELEMENTWISE

@@ -18,6 +18,7 @@ Usage: parallel_loops.py MODEL.mlir WORKDIR. Prints
 import glob
 import json
 import os
+import shutil
 import sys
 
 import numpy as np
@@ -60,6 +61,7 @@ s.expect("codegen.same",
              for p, q in zip(got, parallel)),
          "code generated on 1 and on 3 threads, bit for bit")
 cache = os.path.join(s.workdir, "cache")
+shutil.rmtree(cache, ignore_errors=True)  # entries of an earlier run's build
 for tag in ("miss", "hit"):
     cached, _ = run_entry(s.model, "block", inputs, s.workdir, tag=tag,
                           extra=["--compile-threads=2", f"--cache-dir={cache}"],

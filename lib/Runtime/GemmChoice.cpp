@@ -1,0 +1,328 @@
+//===- GemmChoice.cpp - The host's f32 GEMM library, by measurement -------===//
+
+#include "GemmChoice.h"
+
+#include "CompileCache.h"
+#include "RuntimeError.h"
+#include "RuntimeLibraries.h"
+
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <chrono>
+#include <dlfcn.h>
+#include <limits>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+using namespace trellis;
+using namespace trellis::runtime;
+
+/// The layout of a choice file and what its name covers; bump it whenever
+/// either changes.
+static constexpr int64_t kChoiceFormat = 1;
+
+namespace {
+// The two entry points, as the libraries declare them (dnnl.h, cblas.h).
+using DnnlSgemm = int (*)(char, char, int64_t, int64_t, int64_t, float,
+                          const float *, int64_t, const float *, int64_t, float,
+                          float *, int64_t);
+using CblasSgemm = void (*)(int, int, int, int, int, int, float, const float *,
+                            int, const float *, int, float, float *, int);
+using SetThreads = void (*)(int);
+using GetThreads = int (*)();
+constexpr int kCblasRowMajor = 101, kCblasNoTrans = 111;
+
+/// Runs the rest of the process's OpenMP and OpenBLAS work on one thread
+/// until destroyed (what the measurement compares is one core's speed).
+class OneThread {
+public:
+  OneThread() {
+    if (auto get = symbol<GetThreads>("omp_get_max_threads"))
+      if (auto set = symbol<SetThreads>("omp_set_num_threads")) {
+        ompThreads = get();
+        set(1);
+      }
+    if (auto get = symbol<GetThreads>("openblas_get_num_threads"))
+      if (auto set = symbol<SetThreads>("openblas_set_num_threads")) {
+        blasThreads = get();
+        set(1);
+      }
+  }
+  ~OneThread() {
+    if (ompThreads)
+      symbol<SetThreads>("omp_set_num_threads")(*ompThreads);
+    if (blasThreads)
+      symbol<SetThreads>("openblas_set_num_threads")(*blasThreads);
+  }
+
+private:
+  template <typename F> static F symbol(const char *name) {
+    return reinterpret_cast<F>(::dlsym(RTLD_DEFAULT, name));
+  }
+  std::optional<int> ompThreads, blasThreads;
+};
+} // namespace
+
+/// GFLOP/s of `gemm` (one M×N×K call), best of 5 timings of enough calls
+/// for about 40 MFLOP each, after one call to warm up.
+template <typename Call>
+static double measureRate(const std::array<int64_t, 3> &shape, Call gemm) {
+  double flops = 2.0 * shape[0] * shape[1] * shape[2];
+  int64_t calls = std::max<int64_t>(1, static_cast<int64_t>(4e7 / flops));
+  gemm();
+  double best = std::numeric_limits<double>::infinity();
+  for (int round = 0; round < 5; ++round) {
+    auto start = std::chrono::steady_clock::now();
+    for (int64_t i = 0; i < calls; ++i)
+      gemm();
+    std::chrono::duration<double> took =
+        std::chrono::steady_clock::now() - start;
+    best = std::min(best, took.count() / calls);
+  }
+  return flops / best / 1e9;
+}
+
+void trellis::runtime::judgeGemmRates(GemmMeasurement &measurement) {
+  const unsigned cblas = static_cast<unsigned>(GemmLibrary::Cblas);
+  const unsigned dnnl = static_cast<unsigned>(GemmLibrary::Dnnl);
+  const unsigned large = static_cast<unsigned>(GemmClass::Large);
+  for (unsigned lib : {cblas, dnnl})
+    measurement.sick[lib] =
+        !(measurement.gflops[lib][large] > 0 &&
+          measurement.gflops[lib][large] >=
+              kSickGemmFraction * measurement.gflops[1 - lib][large]);
+  if (measurement.sick[cblas] && measurement.sick[dnnl])
+    measurement.sick = {false, false};
+  auto choose = [&](GemmClass c) {
+    unsigned i = static_cast<unsigned>(c);
+    bool useCblas = measurement.sick[dnnl] ||
+                    (!measurement.sick[cblas] &&
+                     measurement.gflops[cblas][i] >
+                         kGemmChoiceMargin * measurement.gflops[dnnl][i]);
+    return useCblas ? GemmLibrary::Cblas : GemmLibrary::Dnnl;
+  };
+  measurement.choice = {choose(GemmClass::Small), choose(GemmClass::Medium),
+                        choose(GemmClass::Large)};
+}
+
+llvm::Expected<GemmMeasurement>
+trellis::runtime::measureGemmLibraries(const CompileOptions &options) {
+  GemmMeasurement result;
+  llvm::Expected<std::string> dnnlPath =
+      findGemmLibrary(GemmLibrary::Dnnl, options);
+  llvm::Expected<std::string> blasPath =
+      findGemmLibrary(GemmLibrary::Cblas, options);
+  std::vector<std::string> libraries;
+  if (dnnlPath) {
+    // As the JIT loads them: LLVM's OpenMP runtime serves oneDNN's threads.
+    if (std::string omp = getOpenMPLibrary(); !omp.empty())
+      libraries.push_back(omp);
+    libraries.push_back(*dnnlPath);
+  }
+  if (blasPath)
+    libraries.push_back(*blasPath);
+  if (!dnnlPath && !blasPath) {
+    llvm::consumeError(blasPath.takeError());
+    return dnnlPath.takeError();
+  }
+  llvm::consumeError(dnnlPath ? llvm::Error::success() : dnnlPath.takeError());
+  llvm::consumeError(blasPath ? llvm::Error::success() : blasPath.takeError());
+  if (llvm::Error err = loadLibrariesForever(libraries))
+    return std::move(err);
+
+  auto dnnl = reinterpret_cast<DnnlSgemm>(::dlsym(RTLD_DEFAULT, "dnnl_sgemm"));
+  auto cblas =
+      reinterpret_cast<CblasSgemm>(::dlsym(RTLD_DEFAULT, "cblas_sgemm"));
+  OneThread oneThread;
+  for (unsigned c = 0; c < kNumGemmClasses; ++c) {
+    auto [m, n, k] = kGemmClassShapes[c];
+    std::vector<float> a(m * k, 0.5f), b(k * n, 0.25f), out(m * n, 0.0f);
+    if (cblas)
+      result.gflops[static_cast<unsigned>(GemmLibrary::Cblas)][c] =
+          measureRate(kGemmClassShapes[c], [&] {
+            cblas(kCblasRowMajor, kCblasNoTrans, kCblasNoTrans, m, n, k, 1.0f,
+                  a.data(), k, b.data(), n, 0.0f, out.data(), n);
+          });
+    if (dnnl)
+      result.gflops[static_cast<unsigned>(GemmLibrary::Dnnl)][c] =
+          measureRate(kGemmClassShapes[c], [&] {
+            dnnl('N', 'N', m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f,
+                 out.data(), n);
+          });
+  }
+  judgeGemmRates(result);
+  return result;
+}
+
+/// The size and modification time of `path`, so that a library replaced in
+/// place is measured again.
+static std::string describeFile(const std::string &path) {
+  llvm::sys::fs::file_status status;
+  if (path.empty() || llvm::sys::fs::status(path, status))
+    return path + ":missing";
+  return path + ":" + std::to_string(status.getSize()) + ":" +
+         std::to_string(llvm::sys::toTimeT(status.getLastModificationTime()));
+}
+
+std::string trellis::runtime::getGemmChoicePath(const CompileOptions &options) {
+  if (options.tuningDir.empty())
+    return "";
+  std::string libraries[2];
+  for (GemmLibrary library : {GemmLibrary::Cblas, GemmLibrary::Dnnl}) {
+    llvm::Expected<std::string> path = findGemmLibrary(library, options);
+    libraries[static_cast<unsigned>(library)] =
+        path ? *path : (llvm::consumeError(path.takeError()), std::string());
+  }
+  std::string identity;
+  llvm::raw_string_ostream os(identity);
+  os << "format " << kChoiceFormat << "\ncpu " << llvm::sys::getHostCPUName()
+     << "\nfeatures " << getHostCPUFeatures() << "\ncblas "
+     << describeFile(libraries[0]) << "\ndnnl " << describeFile(libraries[1])
+     << "\nomp " << describeFile(getOpenMPLibrary()) << "\n";
+  std::string digest = llvm::toHex(
+      llvm::SHA256::hash(llvm::arrayRefFromStringRef(identity)), true);
+  return options.tuningDir + "/gemm-choice-" + digest.substr(0, 16) + ".json";
+}
+
+/// Parses a library's name in a choice file.
+static std::optional<GemmLibrary>
+parseLibrary(std::optional<llvm::StringRef> name) {
+  if (name == "dnnl")
+    return GemmLibrary::Dnnl;
+  if (name == "cblas")
+    return GemmLibrary::Cblas;
+  return std::nullopt;
+}
+
+static llvm::StringRef stringifyLibrary(GemmLibrary library) {
+  return library == GemmLibrary::Dnnl ? "dnnl" : "cblas";
+}
+
+/// The choice the file at `path` holds, if it is a whole one.
+static std::optional<GemmChoice> readChoice(const std::string &path) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(path);
+  if (!file)
+    return std::nullopt;
+  llvm::Expected<llvm::json::Value> parsed =
+      llvm::json::parse((*file)->getBuffer());
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return std::nullopt;
+  }
+  const llvm::json::Object *root = parsed->getAsObject();
+  const llvm::json::Object *choice =
+      root && root->getInteger("format") == kChoiceFormat
+          ? root->getObject("choice")
+          : nullptr;
+  if (!choice)
+    return std::nullopt;
+  std::optional<GemmLibrary> small = parseLibrary(choice->getString("small"));
+  std::optional<GemmLibrary> medium = parseLibrary(choice->getString("medium"));
+  std::optional<GemmLibrary> large = parseLibrary(choice->getString("large"));
+  if (!small || !medium || !large)
+    return std::nullopt;
+  return GemmChoice{*small, *medium, *large};
+}
+
+/// Writes `measurement` to `path` (through a temporary file renamed over
+/// it); false if it cannot.
+static bool writeChoice(const std::string &path,
+                        const GemmMeasurement &measurement) {
+  std::string text;
+  {
+    llvm::raw_string_ostream os(text);
+    llvm::json::OStream json(os, /*IndentSize=*/2);
+    json.object([&] {
+      json.attribute("format", kChoiceFormat);
+      json.attribute("cpu", llvm::sys::getHostCPUName());
+      json.attributeObject("gflops_one_thread", [&] {
+        for (GemmLibrary library : {GemmLibrary::Dnnl, GemmLibrary::Cblas})
+          json.attributeObject(stringifyLibrary(library), [&] {
+            for (unsigned c = 0; c < kNumGemmClasses; ++c)
+              json.attribute(
+                  stringifyGemmClass(static_cast<GemmClass>(c)),
+                  measurement.gflops[static_cast<unsigned>(library)][c]);
+          });
+      });
+      json.attributeArray("sick", [&] {
+        for (GemmLibrary library : {GemmLibrary::Dnnl, GemmLibrary::Cblas})
+          if (measurement.sick[static_cast<unsigned>(library)])
+            json.value(stringifyLibrary(library));
+      });
+      json.attributeObject("choice", [&] {
+        for (GemmClass c :
+             {GemmClass::Small, GemmClass::Medium, GemmClass::Large})
+          json.attribute(stringifyGemmClass(c),
+                         stringifyLibrary(measurement.choice.get(c)));
+      });
+    });
+    os << "\n";
+  }
+  int fd;
+  llvm::SmallString<256> temporary;
+  if (llvm::sys::fs::createUniqueFile(path + "-%%%%%%%%.tmp", fd, temporary))
+    return false;
+  bool written;
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << text;
+    os.close();
+    written = !os.has_error();
+    os.clear_error();
+  }
+  if (!written || llvm::sys::fs::rename(temporary, path)) {
+    llvm::sys::fs::remove(temporary);
+    return false;
+  }
+  return true;
+}
+
+GemmChoice trellis::runtime::getHostGemmChoice(const CompileOptions &options) {
+  std::string path = getGemmChoicePath(options);
+  if (path.empty())
+    return options.sgemm;
+  // Once per file and process.
+  static std::mutex mutex;
+  static llvm::StringMap<GemmChoice> known;
+  std::lock_guard<std::mutex> guard(mutex);
+  if (auto it = known.find(path); it != known.end())
+    return it->second;
+  if (std::optional<GemmChoice> kept = readChoice(path))
+    return known[path] = *kept;
+
+  // Measure under an exclusive lock of the directory's lock file: a second
+  // process waits, then reads the first's result.
+  if (llvm::sys::fs::create_directories(options.tuningDir))
+    return options.sgemm;
+  int lockFd;
+  std::string lockPath = options.tuningDir + "/gemm-choice.lock";
+  if (llvm::sys::fs::openFileForWrite(lockPath, lockFd,
+                                      llvm::sys::fs::CD_OpenAlways))
+    return options.sgemm;
+  llvm::scope_exit closeLock(
+      [&] { llvm::sys::Process::SafelyCloseFileDescriptor(lockFd); });
+  if (llvm::sys::fs::lockFile(lockFd))
+    return options.sgemm;
+  llvm::scope_exit unlock([&] { (void)llvm::sys::fs::unlockFile(lockFd); });
+  if (std::optional<GemmChoice> kept = readChoice(path))
+    return known[path] = *kept;
+  llvm::Expected<GemmMeasurement> measured = measureGemmLibraries(options);
+  if (!measured) {
+    llvm::consumeError(measured.takeError());
+    return options.sgemm;
+  }
+  if (!writeChoice(path, *measured))
+    return options.sgemm;
+  return known[path] = measured->choice;
+}

@@ -1,0 +1,78 @@
+//===- GemmChoice.h - The host's f32 GEMM library, by measurement -*- C++
+//-*-===//
+//
+// Which library runs the f32 GEMMs of each size class (GemmClass) is
+// measured on the host, not fixed: oneDNN's dnnl_sgemm and the CBLAS's
+// cblas_sgemm (OpenBLAS) each run one shape per class on one thread, and
+// the faster takes the class. A library whose large-GEMM rate is under half
+// the other's is sick (Debian's OpenBLAS 0.3.21 on CPUs it does not know
+// falls back to slow kernels) and takes none. The result is kept in the
+// tuning directory, one file per host and pair of libraries, so that every
+// later process — the ranks of a job, a resumed run — uses the same
+// libraries and computes the same bits (docs/performance.md, "Library
+// choice").
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRELLIS_LIB_RUNTIME_GEMMCHOICE_H
+#define TRELLIS_LIB_RUNTIME_GEMMCHOICE_H
+
+#include "trellis/Pipelines/CompileOptions.h"
+
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <string>
+
+namespace trellis::runtime {
+
+/// What measureGemmLibraries found.
+struct GemmMeasurement {
+  /// GFLOP/s of each library (GemmLibrary's order: CBLAS, oneDNN) on each
+  /// class's shape (GemmClass order); 0 for a library that is missing.
+  std::array<std::array<double, kNumGemmClasses>, 2> gflops{};
+  /// The libraries found sick (or missing).
+  std::array<bool, 2> sick{};
+  GemmChoice choice;
+};
+
+/// The shape (M, N, K) each class is measured on.
+inline constexpr std::array<std::array<int64_t, 3>, kNumGemmClasses>
+    kGemmClassShapes = {{{64, 64, 32}, {256, 128, 128}, {512, 512, 512}}};
+
+/// A class goes to the CBLAS only if it is this much faster than oneDNN
+/// (noise does not flip the choice between two close libraries).
+inline constexpr double kGemmChoiceMargin = 1.1;
+
+/// A library whose rate on the large shape is under this fraction of the
+/// other's is sick.
+inline constexpr double kSickGemmFraction = 0.5;
+
+/// Loads both libraries (at `options`' paths, OpenMP's runtime before
+/// oneDNN as the JIT loads them), times each class's shape on one thread
+/// (best of 5) and chooses. An error if neither library is there.
+llvm::Expected<GemmMeasurement>
+measureGemmLibraries(const CompileOptions &options);
+
+/// Fills `measurement`'s `sick` and `choice` from its `gflops`: a library
+/// whose large-shape rate is under kSickGemmFraction of the other's (or 0:
+/// missing) is sick; each class goes to the CBLAS if it is not sick and
+/// faster than oneDNN by kGemmChoiceMargin, or if oneDNN is sick, else to
+/// oneDNN. If both are sick (neither could be measured) neither is.
+void judgeGemmRates(GemmMeasurement &measurement);
+
+/// Returns the host's choice: the one kept in `options.tuningDir` for this
+/// host's CPU and these two libraries, or, the first time, a measurement,
+/// kept there (under a lock: processes that start at once measure once).
+/// `options.sgemm` if the directory is empty or cannot be written, or
+/// nothing can be measured: a choice that is not kept is not made, so that
+/// two processes never differ.
+GemmChoice getHostGemmChoice(const CompileOptions &options);
+
+/// The path of the file getHostGemmChoice keeps the choice in, for
+/// `options`' libraries and the host; empty without a tuning directory.
+std::string getGemmChoicePath(const CompileOptions &options);
+
+} // namespace trellis::runtime
+
+#endif // TRELLIS_LIB_RUNTIME_GEMMCHOICE_H

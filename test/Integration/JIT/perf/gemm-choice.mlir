@@ -1,0 +1,75 @@
+// The f32 GEMM library of each size class, chosen by measurement on the
+// host (lib/Runtime/GemmChoice.cpp, docs/performance.md "Library choice").
+// The first compile measures oneDNN's and OpenBLAS's sgemm and keeps the
+// rates and the choice in $XDG_CACHE_HOME/trellis/gemm-choice-<host>.json;
+// later compiles use the kept choice: edited to small/medium/large =
+// cblas/dnnl/cblas, the 8³ and 256³ products call cblas_sgemm and the 64³
+// one dnnl_sgemm. --sgemm=dnnl and --sgemm=cblas fix the library and
+// measure nothing. A damaged file is measured anew; two processes that
+// start at once leave one file. Every run's results match NumPy.
+// REQUIRES: numpy
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: %python %S/gemm_choice.py inputs %t
+// RUN: env XDG_CACHE_HOME=%t/xdg trellis-run %s --entry=three --input=%t/a8.npy --input=%t/a64.npy --input=%t/a256.npy --output-dir=%t/first
+// RUN: %python %S/gemm_choice.py check %t %t/first
+// RUN: cat %t/xdg/trellis/gemm-choice-*.json | FileCheck %s --check-prefix=CHECK-FILE
+// CHECK-FILE: "format": 1,
+// CHECK-FILE: "gflops_one_thread": {
+// CHECK-FILE: "dnnl": {
+// CHECK-FILE-NEXT: "small": {{[0-9.e+]+}},
+// CHECK-FILE-NEXT: "medium": {{[0-9.e+]+}},
+// CHECK-FILE-NEXT: "large": {{[0-9.e+]+}}
+// CHECK-FILE: "cblas": {
+// CHECK-FILE-NEXT: "small": {{[0-9.e+]+}},
+// CHECK-FILE: "sick": [
+// CHECK-FILE: "choice": {
+// CHECK-FILE-NEXT: "small": "{{dnnl|cblas}}",
+// CHECK-FILE-NEXT: "medium": "{{dnnl|cblas}}",
+// CHECK-FILE-NEXT: "large": "{{dnnl|cblas}}"
+//
+// RUN: %python %S/gemm_choice.py edit %t/xdg/trellis cblas dnnl cblas
+// RUN: env XDG_CACHE_HOME=%t/xdg trellis-run %s --entry=three --input=%t/a8.npy --input=%t/a64.npy --input=%t/a256.npy --output-dir=%t/kept --dump-llvm-ir=%t/kept.ll
+// RUN: FileCheck %s --check-prefix=CHECK-KEPT < %t/kept.ll
+// CHECK-KEPT-DAG: call void @cblas_sgemm(i32 101, i32 111, i32 111, i32 8, i32 8, i32 8,
+// CHECK-KEPT-DAG: call {{.*}}@dnnl_sgemm(i8 78, i8 78, i64 64, i64 64, i64 64,
+// CHECK-KEPT-DAG: call void @cblas_sgemm(i32 101, i32 111, i32 111, i32 256, i32 256, i32 256,
+// RUN: %python %S/gemm_choice.py check %t %t/kept
+//
+// RUN: env XDG_CACHE_HOME=%t/fixed trellis-run %s --entry=three --input=%t/a8.npy --input=%t/a64.npy --input=%t/a256.npy --output-dir=%t/dnnl --sgemm=dnnl --dump-llvm-ir=%t/dnnl.ll
+// RUN: FileCheck %s --check-prefix=CHECK-DNNL < %t/dnnl.ll
+// CHECK-DNNL-NOT: cblas_sgemm
+// CHECK-DNNL-COUNT-3: call {{.*}}@dnnl_sgemm(
+// CHECK-DNNL-NOT: cblas_sgemm
+// RUN: env XDG_CACHE_HOME=%t/fixed trellis-run %s --entry=three --input=%t/a8.npy --input=%t/a64.npy --input=%t/a256.npy --output-dir=%t/cblas --sgemm=cblas --dump-llvm-ir=%t/cblas.ll
+// RUN: FileCheck %s --check-prefix=CHECK-CBLAS < %t/cblas.ll
+// CHECK-CBLAS-NOT: dnnl_sgemm
+// CHECK-CBLAS-COUNT-3: call void @cblas_sgemm(
+// CHECK-CBLAS-NOT: dnnl_sgemm
+// RUN: not ls %t/fixed/trellis
+// RUN: %python %S/gemm_choice.py check %t %t/dnnl %t/cblas
+//
+// RUN: %python %S/gemm_choice.py damage %t/xdg/trellis
+// RUN: env XDG_CACHE_HOME=%t/xdg trellis-run %s --entry=three --input=%t/a8.npy --input=%t/a64.npy --input=%t/a256.npy --output-dir=%t/damaged
+// RUN: cat %t/xdg/trellis/gemm-choice-*.json | FileCheck %s --check-prefix=CHECK-FILE
+//
+// RUN: env XDG_CACHE_HOME=%t/both trellis-run %s --entry=three --input=%t/a8.npy --input=%t/a64.npy --input=%t/a256.npy --output-dir=%t/both1 & env XDG_CACHE_HOME=%t/both trellis-run %s --entry=three --input=%t/a8.npy --input=%t/a64.npy --input=%t/a256.npy --output-dir=%t/both2; wait
+// RUN: ls %t/both/trellis | FileCheck %s --check-prefix=CHECK-ONE
+// CHECK-ONE: gemm-choice-{{[0-9a-f]+}}.json
+// CHECK-ONE-NEXT: gemm-choice.lock
+// CHECK-ONE-NOT: gemm-choice
+// RUN: %python %S/gemm_choice.py check %t %t/both1 %t/both2
+
+func.func @three(%a8: tensor<8x8xf32>, %a64: tensor<64x64xf32>, %a256: tensor<256x256xf32>)
+    -> (tensor<8x8xf32>, tensor<64x64xf32>, tensor<256x256xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e8 = tensor.empty() : tensor<8x8xf32>
+  %f8 = linalg.fill ins(%z : f32) outs(%e8 : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %r8 = linalg.matmul ins(%a8, %a8 : tensor<8x8xf32>, tensor<8x8xf32>) outs(%f8 : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %e64 = tensor.empty() : tensor<64x64xf32>
+  %f64 = linalg.fill ins(%z : f32) outs(%e64 : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %r64 = linalg.matmul ins(%a64, %a64 : tensor<64x64xf32>, tensor<64x64xf32>) outs(%f64 : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %e256 = tensor.empty() : tensor<256x256xf32>
+  %f256 = linalg.fill ins(%z : f32) outs(%e256 : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %r256 = linalg.matmul ins(%a256, %a256 : tensor<256x256xf32>, tensor<256x256xf32>) outs(%f256 : tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %r8, %r64, %r256 : tensor<8x8xf32>, tensor<64x64xf32>, tensor<256x256xf32>
+}

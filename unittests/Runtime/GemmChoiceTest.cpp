@@ -1,0 +1,89 @@
+//===- GemmChoiceTest.cpp - The host's f32 GEMM library choice ------------===//
+//
+// judgeGemmRates on made-up rates: the faster library takes each size class
+// (the CBLAS only by the margin), a library under half the other's large
+// rate is sick and takes none, a missing one (rate 0) likewise; and
+// classifyGemm's class boundaries, without overflow at BLAS-size extremes.
+// (The measurement itself and the kept file: test/Runtime/gemm-choice.mlir.)
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmChoice.h"
+
+#include "gtest/gtest.h"
+
+using trellis::GemmChoice;
+using trellis::GemmClass;
+using trellis::GemmLibrary;
+using trellis::runtime::GemmMeasurement;
+using trellis::runtime::judgeGemmRates;
+
+namespace {
+/// Rates {small, medium, large} of the CBLAS and of oneDNN.
+GemmMeasurement rates(std::array<double, 3> cblas, std::array<double, 3> dnnl) {
+  GemmMeasurement m;
+  m.gflops[static_cast<unsigned>(GemmLibrary::Cblas)] = cblas;
+  m.gflops[static_cast<unsigned>(GemmLibrary::Dnnl)] = dnnl;
+  judgeGemmRates(m);
+  return m;
+}
+
+constexpr auto Cblas = GemmLibrary::Cblas;
+constexpr auto Dnnl = GemmLibrary::Dnnl;
+} // namespace
+
+TEST(GemmChoice, FasterLibraryTakesEachClass) {
+  GemmMeasurement m = rates({100, 90, 92}, {78, 111, 105});
+  EXPECT_EQ(m.choice, (GemmChoice{Cblas, Dnnl, Dnnl}));
+  EXPECT_FALSE(m.sick[0]);
+  EXPECT_FALSE(m.sick[1]);
+}
+
+TEST(GemmChoice, CblasNeedsTheMargin) {
+  // 5 % faster is noise: oneDNN keeps the class; 20 % is not.
+  EXPECT_EQ(rates({105, 120, 100}, {100, 100, 100}).choice,
+            (GemmChoice{Dnnl, Cblas, Dnnl}));
+}
+
+TEST(GemmChoice, SickCblasTakesNothing) {
+  // Debian's OpenBLAS on a CPU it does not know: fast on tiny shapes, under
+  // half oneDNN's rate on large ones.
+  GemmMeasurement m = rates({120, 40, 45}, {80, 110, 130});
+  EXPECT_TRUE(m.sick[static_cast<unsigned>(Cblas)]);
+  EXPECT_FALSE(m.sick[static_cast<unsigned>(Dnnl)]);
+  EXPECT_EQ(m.choice, GemmChoice::all(Dnnl));
+}
+
+TEST(GemmChoice, SickDnnlTakesNothing) {
+  GemmMeasurement m = rates({50, 90, 100}, {120, 60, 40});
+  EXPECT_TRUE(m.sick[static_cast<unsigned>(Dnnl)]);
+  EXPECT_EQ(m.choice, GemmChoice::all(Cblas));
+}
+
+TEST(GemmChoice, MissingLibraryIsNeverChosen) {
+  EXPECT_EQ(rates({0, 0, 0}, {80, 100, 120}).choice, GemmChoice::all(Dnnl));
+  EXPECT_EQ(rates({80, 100, 120}, {0, 0, 0}).choice, GemmChoice::all(Cblas));
+  // Neither measured: the default, nothing sick.
+  GemmMeasurement none = rates({0, 0, 0}, {0, 0, 0});
+  EXPECT_EQ(none.choice, GemmChoice::all(Dnnl));
+  EXPECT_FALSE(none.sick[0] || none.sick[1]);
+}
+
+TEST(GemmChoice, ClassBoundaries) {
+  using trellis::classifyGemm;
+  EXPECT_EQ(classifyGemm(64, 64, 63), GemmClass::Small);
+  EXPECT_EQ(classifyGemm(64, 64, 64), GemmClass::Medium);
+  EXPECT_EQ(classifyGemm(256, 256, 255), GemmClass::Medium);
+  EXPECT_EQ(classifyGemm(256, 256, 256), GemmClass::Large);
+  EXPECT_EQ(classifyGemm(1, 1, 1), GemmClass::Small);
+  // BLAS-size extremes: no overflow of M·N·K.
+  const int64_t big = int64_t(1) << 31;
+  EXPECT_EQ(classifyGemm(big, big, big), GemmClass::Large);
+  EXPECT_EQ(classifyGemm(big, 1, 1), GemmClass::Large);
+  EXPECT_EQ(classifyGemm(1, 1, big), GemmClass::Large);
+  // Each measured shape is in its own class.
+  for (unsigned c = 0; c < trellis::kNumGemmClasses; ++c) {
+    auto [m, n, k] = trellis::runtime::kGemmClassShapes[c];
+    EXPECT_EQ(classifyGemm(m, n, k), static_cast<GemmClass>(c));
+  }
+}
