@@ -211,6 +211,35 @@ unsigned trellis::runtime::outlineLoopsOfLargeFunctions(llvm::Module &module,
   return outlined;
 }
 
+/// Splits every block of `function` longer than `maxInstructions` into
+/// blocks of at most that many, after moving the entry block's static
+/// allocas to its start (they stay in the entry block, fixed stack slots).
+static void splitLongBlocks(llvm::Function &function,
+                            unsigned maxInstructions) {
+  llvm::BasicBlock &entry = function.getEntryBlock();
+  llvm::BasicBlock::iterator start = entry.getFirstNonPHIOrDbgOrAlloca();
+  for (llvm::Instruction &inst :
+       llvm::make_early_inc_range(llvm::make_range(start, entry.end())))
+    if (auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst))
+      if (alloca->isStaticAlloca())
+        alloca->moveBefore(start);
+  llvm::SmallVector<llvm::BasicBlock *> blocks;
+  for (llvm::BasicBlock &block : function)
+    blocks.push_back(&block);
+  for (llvm::BasicBlock *block : blocks) {
+    unsigned count = 0;
+    for (auto it = block->getFirstNonPHIIt(); it != block->end();) {
+      llvm::Instruction &inst = *it++;
+      if (++count < maxInstructions || inst.isTerminator() ||
+          llvm::isa<llvm::AllocaInst>(inst))
+        continue;
+      block = block->splitBasicBlock(it);
+      it = block->begin();
+      count = 0;
+    }
+  }
+}
+
 unsigned
 trellis::runtime::markLargeStraightLineFunctions(llvm::Module &module,
                                                  unsigned minInstructions) {
@@ -227,6 +256,7 @@ trellis::runtime::markLargeStraightLineFunctions(llvm::Module &module,
       continue;
     function.addFnAttr(llvm::Attribute::OptimizeNone);
     function.addFnAttr(llvm::Attribute::NoInline);
+    splitLongBlocks(function, kMaxStraightLineBlock);
     ++marked;
   }
   return marked;

@@ -222,3 +222,61 @@ TEST(OutlineLoops, SmallFunctionsOfTheModuleAreLeftAlone) {
 }
 
 } // namespace
+
+namespace {
+/// A loop-free function of one block: `allocas` allocas, each stored to
+/// between `adds` chained adds, then the sum returned.
+std::string straightLine(unsigned allocas, unsigned adds) {
+  std::string ir;
+  llvm::raw_string_ostream os(ir);
+  os << "define i64 @g(i64 %x) {\n";
+  for (unsigned k = 0; k < adds; ++k) {
+    os << "  %a" << k << " = add i64 "
+       << (k ? "%a" + std::to_string(k - 1) : "%x") << ", " << k << "\n";
+    if (k % (adds / allocas) == 0 && k / (adds / allocas) < allocas)
+      os << "  %m" << k << " = alloca i64\n"
+         << "  store volatile i64 %a" << k << ", ptr %m" << k << "\n";
+  }
+  os << "  ret i64 %a" << adds - 1 << "\n}\n";
+  return ir;
+}
+} // namespace
+
+using trellis::runtime::kMaxStraightLineBlock;
+using trellis::runtime::kMinStraightLineInstructions;
+using trellis::runtime::markLargeStraightLineFunctions;
+
+TEST(StraightLine, SmallFunctionsStayOptimized) {
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> module = parse(straightLine(4, 100), context);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(
+      markLargeStraightLineFunctions(*module, kMinStraightLineInstructions),
+      0u);
+  EXPECT_FALSE(module->getFunction("g")->hasOptNone());
+  EXPECT_EQ(module->getFunction("g")->size(), 1u);
+}
+
+TEST(StraightLine, LargeOnesAreOptnoneInShortBlocksAllocasFirst) {
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> module = parse(straightLine(40, 4000), context);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(
+      markLargeStraightLineFunctions(*module, kMinStraightLineInstructions),
+      1u);
+  ASSERT_TRUE(verifies(*module));
+  llvm::Function *g = module->getFunction("g");
+  EXPECT_TRUE(g->hasOptNone());
+  EXPECT_TRUE(g->hasFnAttribute(llvm::Attribute::NoInline));
+  EXPECT_GT(g->size(), 4000u / kMaxStraightLineBlock);
+  unsigned allocasInEntry = 0;
+  for (llvm::BasicBlock &block : *g) {
+    EXPECT_LE(block.size(), kMaxStraightLineBlock + 1);
+    for (llvm::Instruction &inst : block)
+      if (llvm::isa<llvm::AllocaInst>(inst)) {
+        EXPECT_EQ(&block, &g->getEntryBlock());
+        ++allocasInEntry;
+      }
+  }
+  EXPECT_EQ(allocasInEntry, 40u);
+}
