@@ -7,7 +7,6 @@
 
 #include "mlir/IR/OperationSupport.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -19,7 +18,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Process.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
@@ -423,15 +421,12 @@ static bool hasInitializers(llvm::MemoryBufferRef object) {
   return false;
 }
 
-/// Creates a file of a unique name matching `model` in `directory`
-/// (`%` are random) and returns its path; the file is closed, empty.
-static llvm::Expected<std::string> createTemporary(llvm::StringRef model) {
-  int fd;
-  llvm::SmallString<256> path;
-  if (std::error_code ec = llvm::sys::fs::createUniqueFile(model, fd, path))
-    return makeError("cannot create a file in it: " + ec.message());
-  llvm::sys::Process::SafelyCloseFileDescriptor(fd);
-  return path.str().str();
+llvm::Error trellis::runtime::writeFile(llvm::StringRef path,
+                                        llvm::StringRef bytes) {
+  return llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+    os << bytes;
+    return llvm::Error::success();
+  });
 }
 
 void CompileCacheEntry::store(
@@ -441,14 +436,14 @@ void CompileCacheEntry::store(
         return hasInitializers(o->getMemBufferRef());
       }))
     return;
+  std::vector<std::string> names;
   std::vector<llvm::NewArchiveMember> members;
-  for (const std::unique_ptr<llvm::MemoryBuffer> &object : objects)
-    members.emplace_back(object->getMemBufferRef());
-  std::vector<std::string> memberNames;
-  for (size_t i = 0; i < members.size(); ++i)
-    memberNames.push_back(std::to_string(i) + ".o");
-  for (size_t i = 0; i < members.size(); ++i)
-    members[i].MemberName = memberNames[i];
+  for (size_t i = 0; i < objects.size(); ++i)
+    names.push_back(std::to_string(i) + ".o");
+  for (size_t i = 0; i < objects.size(); ++i) {
+    members.emplace_back(objects[i]->getMemBufferRef());
+    members.back().MemberName = names[i];
+  }
   llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> archive =
       llvm::writeArchiveToBuffer(members, llvm::SymtabWritingMode::NoSymtab,
                                  llvm::object::Archive::K_GNU,
@@ -458,33 +453,7 @@ void CompileCacheEntry::store(
                                          llvm::toString(archive.takeError()));
   if (std::error_code ec = llvm::sys::fs::create_directories(directory))
     return warnUnwritable(directory, "cannot create it: " + ec.message());
-
-  // Both files are written under temporary names in the directory, then
-  // renamed over the entry, the manifest last: a reader sees a whole entry
-  // or none, and concurrent writers of one key each leave a whole one.
-  llvm::SmallVector<std::string, 2> temporaries;
-  llvm::scope_exit removeTemporaries([&] {
-    for (const std::string &path : temporaries)
-      llvm::sys::fs::remove(path);
-  });
-  llvm::Expected<std::string> archiveTemp =
-      createTemporary(getPath() + "-%%%%%%%%.a.tmp");
-  if (!archiveTemp)
-    return warnUnwritable(directory, llvm::toString(archiveTemp.takeError()));
-  temporaries.push_back(*archiveTemp);
   llvm::StringRef bytes = (*archive)->getBuffer();
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(*archiveTemp, ec);
-    if (!ec) {
-      os << bytes;
-      os.close();
-      ec = os.error();
-    }
-    if (ec)
-      return warnUnwritable(directory, "cannot write " + *archiveTemp + ": " +
-                                           ec.message());
-  }
 
   std::string manifest;
   {
@@ -507,27 +476,14 @@ void CompileCacheEntry::store(
     });
     os << "\n";
   }
-  llvm::Expected<std::string> manifestTemp =
-      createTemporary(getPath() + "-%%%%%%%%.json.tmp");
-  if (!manifestTemp)
-    return warnUnwritable(directory, llvm::toString(manifestTemp.takeError()));
-  temporaries.push_back(*manifestTemp);
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(*manifestTemp, ec);
-    if (!ec) {
-      os << manifest;
-      os.close();
-      ec = os.error();
-    }
-    if (ec)
-      return warnUnwritable(directory, "cannot write " + *manifestTemp + ": " +
-                                           ec.message());
-  }
-  for (auto [from, to] : {std::pair{*archiveTemp, getPath() + ".a"},
-                          std::pair{*manifestTemp, getPath() + ".json"}})
-    if (std::error_code ec = llvm::sys::fs::rename(from, to))
-      return warnUnwritable(directory, "cannot rename " + from + " to " + to +
-                                           ": " + ec.message());
-  temporaries.clear();
+  // Each file is written under a temporary name in the directory and
+  // renamed over the entry's (llvm::writeToOutput), the manifest last: a
+  // reader sees a whole entry or none, and concurrent writers of one key
+  // each leave a whole one.
+  for (const auto &file :
+       {std::pair{getPath() + ".a", bytes},
+        std::pair{getPath() + ".json", llvm::StringRef(manifest)}})
+    if (llvm::Error err = writeFile(file.first, file.second))
+      return warnUnwritable(directory, "cannot write " + file.first + ": " +
+                                           llvm::toString(std::move(err)));
 }

@@ -7,7 +7,6 @@
 #include "RuntimeLibraries.h"
 
 #include "llvm/ADT/ScopeExit.h"
-#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -235,7 +234,7 @@ static std::optional<GemmChoice> readChoice(const std::string &path) {
   return GemmChoice{*small, *medium, *large};
 }
 
-/// Writes `measurement` to `path` (through a temporary file renamed over
+/// Writes `measurement` to `path` (writeFile: a temporary file renamed over
 /// it); false if it cannot.
 static bool writeChoice(const std::string &path,
                         const GemmMeasurement &measurement) {
@@ -269,20 +268,8 @@ static bool writeChoice(const std::string &path,
     });
     os << "\n";
   }
-  int fd;
-  llvm::SmallString<256> temporary;
-  if (llvm::sys::fs::createUniqueFile(path + "-%%%%%%%%.tmp", fd, temporary))
-    return false;
-  bool written;
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << text;
-    os.close();
-    written = !os.has_error();
-    os.clear_error();
-  }
-  if (!written || llvm::sys::fs::rename(temporary, path)) {
-    llvm::sys::fs::remove(temporary);
+  if (llvm::Error err = writeFile(path, text)) {
+    llvm::consumeError(std::move(err));
     return false;
   }
   return true;
