@@ -56,24 +56,27 @@ def ConvertCollToMPI : Pass<"convert-coll-to-mpi", "::mlir::ModuleOp"> {
     back with `bufferization.to_tensor`. Tensors are flattened to 1-D buffers
     (the `mpi` ops count elements along the first dimension only).
 
-    * `psum` without groups becomes upstream `mpi.allreduce` (`MPI_SUM`) on
-      `mpi.comm_world`; `pmean` divides it by the axis size. A buffer of
-      more than `max-count` elements is reduced by an `scf.for` over pieces
-      of at most `max-count` (`memref.subview`s), since the upstream
-      lowering passes the count as a 32-bit int. Every `mpi.allreduce`'s
-      return code goes to the runtime's `trellis_coll_check_result`, which
-      ends the job with one line naming the collective if it is an error.
-    * `axis_index` becomes `mpi.comm_rank`.
-    * Where the upstream dialect has no op or its OpenMPI lowering is wrong
-      (LLVM 22: `comm_split` results read as 32-bit ints although OpenMPI
-      communicators are pointers; `comm_size`, `isend`, `irecv` and `wait`
-      not lowered), the op becomes a call into the Trellis collectives
-      runtime (`lib/ExecutionEngine/CollectivesRuntime.cpp`): psum/pmean
-      with groups, ppermute (non-blocking, deadlock-free for any pairs),
-      all_gather (`MPI_Allgather`, then a transpose for `dim > 0`), Adasum
+    * Every communicating collective becomes a call into the Trellis
+      collectives runtime (`lib/ExecutionEngine/CollectivesRuntime.cpp`),
+      whose MPI calls are nonblocking and wait at most the collective
+      timeout (upstream's `mpi.allreduce` blocks; `comm_split` results are
+      read as 32-bit ints although OpenMPI communicators are pointers;
+      `comm_size`, `isend`, `irecv` and `wait` are not lowered in LLVM 22):
+      psum/pmean (`MPI_Iallreduce`, on the communicator of their groups or
+      all ranks), ppermute (deadlock-free for any pairs), all_gather
+      (`MPI_Iallgather`, then a transpose for `dim > 0`), Adasum
       (vector-halving, distance-doubling) and axis_size. They get
-      `max-count` as their last argument and split their MPI calls the
-      same way.
+      `max-count` and the op's source location as their last arguments and
+      split their MPI calls into pieces of at most `max-count` elements.
+    * `axis_index` becomes `mpi.comm_rank`.
+    * With `upstream-allreduce`, `psum` without groups becomes upstream
+      `mpi.allreduce` (`MPI_SUM`) on `mpi.comm_world` instead (blocking: no
+      timeout); `pmean` divides it by the axis size. A buffer of more than
+      `max-count` elements is reduced by an `scf.for` over pieces of at
+      most `max-count` (`memref.subview`s), since the upstream lowering
+      passes the count as a 32-bit int. Every `mpi.allreduce`'s return code
+      goes to the runtime's `trellis_coll_check_result`, which ends the job
+      with one line naming the collective if it is an error.
 
     The module gets `dlti.map<"MPI:Implementation" = "OpenMPI">` unless it
     names an implementation already. Only the axis `"batch"` (all ranks) is
@@ -83,8 +86,9 @@ def ConvertCollToMPI : Pass<"convert-coll-to-mpi", "::mlir::ModuleOp"> {
     (reads of the send buffer, writes of the receive buffer) so that
     buffer deallocation can place frees around them.
 
-    With `check-agreement` (a debug mode; `trellis-run --check-collectives`),
-    every communicating collective is preceded by a call
+    With `check-agreement` (on in the tools' pipeline unless
+    `--check-collectives=false`), every communicating collective is
+    preceded by a call
     `trellis_coll_check(what, where)`: `what` describes the collective as
     all ranks must agree on it (op, operand dtype and shape, result type,
     `groups`, `pairs`, `dim`), `where` is its source location. The runtime
@@ -103,6 +107,10 @@ def ConvertCollToMPI : Pass<"convert-coll-to-mpi", "::mlir::ModuleOp"> {
            "Check before each collective that all ranks are about to run "
            "the same one (op, dtype, shape, groups/pairs); a mismatch ends "
            "the job with one line naming the ranks">,
+    Option<"upstreamAllreduce", "upstream-allreduce", "bool",
+           /*default=*/"false",
+           "Lower psum and pmean without groups to upstream mpi.allreduce "
+           "(a blocking MPI_Allreduce, without the collective timeout)">,
     Option<"maxCount", "max-count", "int64_t", /*default=*/"2147483647",
            "The most elements one MPI call moves (MPI counts are 32-bit "
            "ints): larger buffers go in pieces of this size. Lower it only "
@@ -185,7 +193,11 @@ def TrellisFuseElementwise : Pass<"trellis-fuse-elementwise"> {
 
     Both leave the contraction to scalar loops. Elementwise producers are
     fused into elementwise ops and row reductions as upstream (a producer
-    with a single use), and reshapes are still folded into elementwise ops.
+    with a single use), and reshapes are still folded into elementwise ops,
+    as long as the fused body has at most 256 ops (`kMaxFusedBodyOps`):
+    each fusion clones both bodies, so an unbounded chain of n ops took time
+    quadratic in n; bounded, longer chains are fused in pieces and the pass
+    is linear.
   }];
   let dependentDialects = [
     "mlir::affine::AffineDialect", "mlir::linalg::LinalgDialect",

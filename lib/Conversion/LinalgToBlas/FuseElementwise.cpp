@@ -52,8 +52,18 @@ bool isReshape(Operation *op) {
   return isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op);
 }
 
+/// The ops (terminators included) of `op`'s body if it is a linalg op, else
+/// 0.
+size_t getBodySize(Operation *op) {
+  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+  return linalgOp ? linalgOp.getBlock()->getOperations().size() : 0;
+}
+
 /// Fuses `operand`'s producer into its owner (or folds a reshape between
-/// them) when the producer has one use and neither is a contraction. A
+/// them) when the producer has one use, neither is a contraction and the
+/// fused body would have at most kMaxFusedBodyOps ops. (Every fusion clones
+/// both bodies into a new op: a chain of n elementwise ops fused without a
+/// bound took time quadratic in n, 31 s for 4,000 ops.) A
 /// reshape is not folded into a transpose: the 2-D transpose of a
 /// collapsed activation (a dense layer's weight gradient `Xᵀ·dY` over a
 /// batch of sequences) would become a 3-D permutation and then a copy,
@@ -67,7 +77,9 @@ bool shouldFuse(OpOperand *operand) {
       (isTranspose(producer) && isReshape(owner)))
     return false;
   return producer && producer->hasOneUse() && !isContraction(producer) &&
-         !isContraction(owner);
+         !isContraction(owner) &&
+         getBodySize(producer) + getBodySize(owner) <=
+             trellis::kMaxFusedBodyOps;
 }
 
 struct TrellisFuseElementwisePass

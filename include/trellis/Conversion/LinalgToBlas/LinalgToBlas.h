@@ -80,6 +80,12 @@ struct GemmChoice {
   }
 };
 
+/// The most ops the body of an op fused by trellis-fuse-elementwise may have
+/// (two bodies' ops and terminators): longer elementwise chains are fused
+/// in pieces of about this size, so that the pass takes time linear in a
+/// chain's length.
+inline constexpr size_t kMaxFusedBodyOps = 256;
+
 #define GEN_PASS_DECL_CONVERTLINALGTOBLAS
 #define GEN_PASS_DECL_TRELLISPREPARECONTRACTIONS
 #define GEN_PASS_DECL_TRELLISFUSEELEMENTWISE
