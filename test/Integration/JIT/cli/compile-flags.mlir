@@ -17,6 +17,15 @@
 // CHECK-POLICY: for the --remat option: Cannot find option named 'sometimes'!
 // RUN: not trellis-train %s --data=%t/none.npz --output-dir=%t/o --reduce=sum 2>&1 | FileCheck %s --check-prefix=CHECK-REDUCE
 // CHECK-REDUCE: for the --reduce option: Cannot find option named 'sum'!
+// RUN: not trellis-run %s --entry=use --sgemm=mkl 2>&1 | FileCheck %s --check-prefix=CHECK-SGEMM
+// CHECK-SGEMM: for the --sgemm option: Cannot find option named 'mkl'!
+// RUN: not trellis-run %s --entry=use --compile-threads=-1 2>&1 | FileCheck %s --check-prefix=CHECK-THREADS
+// CHECK-THREADS: for the --compile-threads option: '-1' value invalid for uint argument!
+//
+// --dump-llvm-ir to a directory: one line, exit 1, nothing run.
+// RUN: not trellis-run %s --entry=use --input=%t/x.npy --input=%t/w.npy --input=%t/b.npy --dump-llvm-ir=%t --output-dir=%t/dump 2>&1 | FileCheck %s --check-prefix=CHECK-DUMP-DIR
+// CHECK-DUMP-DIR: trellis-run: error: JIT compilation failed: cannot write '{{.*}}': Is a directory
+// RUN: not ls %t/dump/result0.npy
 //
 // RUN: trellis-run %s --entry=use --input=%t/x.npy --input=%t/w.npy --input=%t/b.npy --output-dir=%t/stored
 // RUN: trellis-run %s --entry=use --input=%t/x.npy --input=%t/w.npy --input=%t/b.npy --remat=every --remat-every=2 --output-dir=%t/every
