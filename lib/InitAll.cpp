@@ -108,6 +108,8 @@ void trellis::registerAllDialects(mlir::DialectRegistry &registry) {
 void trellis::registerAllPasses() {
   using namespace mlir;
   registerConvertNNToLinalg();
+  registerTrellisCheckTensorSizes();
+  registerTrellisFillSplats();
   registerConvertCollToMPI();
   registerTrellisPrepareContractions();
   registerTrellisFuseElementwise();

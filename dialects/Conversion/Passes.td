@@ -336,6 +336,59 @@ def TrellisInlineAllocaScopes : Pass<"trellis-inline-alloca-scopes",
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def TrellisCheckTensorSizes : Pass<"trellis-check-tensor-sizes"> {
+  let summary = "Reject static shapes whose size no host can allocate";
+  let description = [{
+    The first pass of `trellis-lower-to-llvm`. Every value, block argument
+    and function signature of a statically shaped tensor or memref type
+    must have an element count that fits in 64 bits and at most
+    `max-bytes` bytes (default 2^48, 256 TiB); anything larger is an error
+    at its op naming the type and its size, before any pass computes
+    offsets with it (the lowering's index arithmetic would wrap around, and
+    constants of that size cannot be built). Dynamic sizes are checked when
+    the program allocates (the runtime's memory limit).
+
+    ```mlir
+    %y = arith.addf %x, %x : tensor<4294967296x4294967296xf32>
+    // error: tensor<4294967296x4294967296xf32> has more than 2^63 elements
+    ```
+  }];
+  let options = [
+    Option<"maxBytes", "max-bytes", "uint64_t",
+           /*default=*/"uint64_t(1) << 48",
+           "Largest size of a statically shaped tensor or memref, in bytes">
+  ];
+}
+
+def TrellisFillSplats : Pass<"trellis-fill-splats"> {
+  let summary = "Large splat tensor constants become linalg.fill";
+  let description = [{
+    A splat `arith.constant` of a tensor with more than `min-elements`
+    elements becomes `linalg.fill` of its value into a `tensor.empty`, so
+    that bufferization allocates and fills it at run time instead of
+    writing every element into the module as a global: `dense<1.0> :
+    tensor<100000000xf32>` took 13 s and 1.7 GB to compile as a 400 MB
+    global, and a splat of 10^14 elements could not be built at all. A
+    fill is what the allocation hooks and the memory limit see, and
+    elementwise fusion folds it into its consumers like a constant.
+
+    ```mlir
+    %c = arith.constant dense<1.0> : tensor<4096xf32>
+    // becomes
+    %e = tensor.empty() : tensor<4096xf32>
+    %one = arith.constant 1.0 : f32
+    %c = linalg.fill ins(%one : f32) outs(%e : tensor<4096xf32>) -> tensor<4096xf32>
+    ```
+  }];
+  let options = [
+    Option<"minElements", "min-elements", "int64_t", /*default=*/"1024",
+           "Splats with more elements than this become fills">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def TrellisOutlineParallelRegions
     : Pass<"trellis-outline-parallel-regions", "mlir::ModuleOp"> {
   let summary = "Give each OpenMP parallel region of a function with many a "

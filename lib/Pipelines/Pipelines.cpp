@@ -36,6 +36,8 @@ using namespace mlir;
 
 void trellis::buildLowerToLLVMPipeline(OpPassManager &pm,
                                        const CompileOptions &options) {
+  // Shapes no host can hold are errors before anything computes with them.
+  pm.addPass(createTrellisCheckTensorSizes());
   // Training-step transformations of the ad ops, before they are
   // differentiated: data-parallel gradient reduction rewrites uses of the
   // gradients; rematerialisation wraps layer segments in ad.checkpoint.
@@ -74,6 +76,9 @@ void trellis::buildLowerToLLVMPipeline(OpPassManager &pm,
   // GEMM-shaped contractions: transposes folded into their indexing maps,
   // a zero fill of their own (docs/performance.md).
   pm.addNestedPass<func::FuncOp>(createTrellisPrepareContractions());
+  // Large splat constants left after fusion are filled at run time, not
+  // written into the module (bufferization would make them globals).
+  pm.addNestedPass<func::FuncOp>(createTrellisFillSplats());
 
   // Tensors to buffers. Identity layouts at function boundaries give the
   // host plain dense descriptors. (Not eliminate-empty-tensors: with

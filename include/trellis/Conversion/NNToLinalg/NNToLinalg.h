@@ -12,6 +12,8 @@ class RewritePatternSet;
 namespace trellis {
 
 #define GEN_PASS_DECL_CONVERTNNTOLINALG
+#define GEN_PASS_DECL_TRELLISCHECKTENSORSIZES
+#define GEN_PASS_DECL_TRELLISFILLSPLATS
 #include "trellis/Conversion/Passes.h.inc"
 
 /// The default rows per chunk of the attention lowering (docs/attention.md).
