@@ -50,14 +50,25 @@ trellis::runtime::compareArrays(const HostArray &ref, const HostArray &test,
   double worstExcess = -INFINITY, sqErr = 0, sqRef = 0;
   for (int64_t i = 0, e = ref.getNumElements(); i < e; ++i) {
     double r = elementAt(ref, i), t = elementAt(test, i);
-    double err = std::fabs(t - r);
+    // As numpy.testing.assert_allclose: NaN where the reference has NaN,
+    // and the same infinity, are equal; NaN against a number is the worst
+    // error there is, reported as NaN.
+    bool same = r == t || (std::isnan(r) && std::isnan(t));
+    double err = same ? 0.0 : std::fabs(t - r);
     double allowed = exact ? 0.0 : atol + rtol * std::fabs(r);
-    bool ok = err <= allowed; // false for NaN
+    bool ok = same || err <= allowed; // false for NaN
     diff.close &= ok;
-    diff.maxAbsError = std::max(diff.maxAbsError, std::isnan(err) ? INFINITY : err);
-    sqErr += err * err;
-    sqRef += r * r;
-    double excess = std::isnan(err) ? INFINITY : err - allowed;
+    if (std::isnan(err) || std::isnan(diff.maxAbsError))
+      diff.maxAbsError = NAN;
+    else
+      diff.maxAbsError = std::max(diff.maxAbsError, err);
+    if (!same && std::isfinite(r) && std::isfinite(t)) {
+      sqErr += err * err;
+      sqRef += r * r;
+    } else if (!same) {
+      sqErr = INFINITY;
+    }
+    double excess = ok ? err - allowed : INFINITY;
     if (excess > worstExcess) {
       worstExcess = excess;
       diff.worstIndex = i;

@@ -10,6 +10,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
+
 using namespace trellis;
 using namespace trellis::runtime;
 using namespace trellis::tools;
@@ -28,9 +30,27 @@ runEntry(llvm::StringRef file, llvm::StringRef entry,
   return (*jit)->call(args);
 }
 
+/// `value` as printf's %g prints it ("0.001", "nan", "-inf").
+static std::string formatNumber(double value) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%g", value);
+  return text;
+}
+
 llvm::Expected<bool>
 trellis::tools::checkEquivalence(const EquivalenceOptions &options,
                                  llvm::raw_ostream &out) {
+  for (auto [name, value] :
+       {std::pair{"--rtol", options.rtol}, std::pair{"--atol", options.atol}})
+    if (!std::isfinite(value) || value < 0)
+      return llvm::createStringError(llvm::Twine(name) +
+                                     " must be a finite number >= 0, got " +
+                                     formatNumber(value));
+  if (options.normRtol != -1 &&
+      (!std::isfinite(options.normRtol) || options.normRtol < 0))
+    return llvm::createStringError(
+        "--norm-rtol must be a finite number >= 0, got " +
+        formatNumber(options.normRtol));
   llvm::Expected<llvm::SmallVector<HostArray>> args =
       readInputs(options.inputPaths, /*rank=*/0);
   if (!args)

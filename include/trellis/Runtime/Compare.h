@@ -17,7 +17,8 @@ namespace trellis::runtime {
 
 /// How far a test array is from a reference array.
 struct ArrayDiff {
-  /// Largest |test − ref|.
+  /// Largest |test − ref|; NaN if a NaN meets a number. (NaN meeting NaN,
+  /// and an infinity meeting the same one, are equal, error 0.)
   double maxAbsError = 0;
   /// ‖test − ref‖₂ / ‖ref‖₂ (0 when both are zero).
   double normRelativeError = 0;
@@ -26,7 +27,8 @@ struct ArrayDiff {
   int64_t worstIndex = 0;
   double worstRef = 0, worstTest = 0;
   /// Whether every element satisfies |test − ref| ≤ atol + rtol·|ref|
-  /// (NaNs compare unequal; integers must be equal).
+  /// or is the same NaN or infinity as the reference's (integers must be
+  /// equal).
   bool close = true;
 };
 
