@@ -8,6 +8,7 @@
 
 #include "trellis/InitAll.h"
 #include "trellis/Runtime/Jit.h"
+#include "trellis/Utils/Nesting.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -111,6 +112,8 @@ mlir::MLIRContext &Compiler::getContext() { return *context; }
 
 llvm::Expected<Module> Compiler::parseModule(llvm::StringRef text,
                                              llvm::StringRef bufferName) {
+  if (llvm::Error err = checkNesting(text, bufferName))
+    return api::makeError(llvm::toString(std::move(err)));
   api::DiagnosticCollector diagnostics(*context);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(

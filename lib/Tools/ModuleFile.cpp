@@ -3,6 +3,7 @@
 #include "trellis/Tools/ModuleFile.h"
 
 #include "trellis/InitAll.h"
+#include "trellis/Utils/Nesting.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/Verifier.h"
@@ -21,6 +22,8 @@ trellis::tools::loadModule(llvm::StringRef filename, mlir::MLIRContext &context,
   if (!file)
     return llvm::createStringError("cannot open '" + filename +
                                    "': " + message);
+  if (llvm::Error err = trellis::checkNesting(file->getBuffer(), filename))
+    return std::move(err);
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   mlir::ParserConfig config(&context, /*verifyAfterParse=*/false);
   mlir::OwningOpRef<mlir::ModuleOp> module =
