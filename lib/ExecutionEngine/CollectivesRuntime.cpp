@@ -18,16 +18,22 @@
 //
 // Agreement checks (convert-coll-to-mpi{check-agreement}): before each
 // collective every rank contributes a fixed-size fingerprint of what it is
-// about to run to one MPI_Allgather on a communicator of their own. Because
+// about to run to one MPI_Iallgather on a communicator of their own. Because
 // the fingerprint's size does not depend on the collective, ranks about to
 // run different collectives still meet there, see the disagreement and end
 // the job, instead of entering mismatched MPI calls (a hang, or a reduction
 // of buffers of different sizes).
 //
+// Every communication is nonblocking and completed by waitAll
+// (CollectiveTimeout.h): a rank waits at most the collective timeout for the
+// others, then the job ends with one line naming the ranks that did not
+// arrive.
+//
 //===----------------------------------------------------------------------===//
 
 #include "trellis/ExecutionEngine/CollectivesRuntime.h"
 
+#include "CollectiveTimeout.h"
 #include "MpiCheck.h"
 
 #include <mpi.h>
@@ -39,10 +45,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
+
+using namespace trellis::collectives;
 
 namespace {
 
@@ -66,13 +75,18 @@ int worldRank() {
   trellis_coll_abort(message, 1);
 }
 
+/// Ends the job unless `rc` is MPI_SUCCESS, naming the collective this rank
+/// is in (CollectiveScope), `call` and MPI's error string.
 void check(int rc, const char *call) {
   if (rc == MPI_SUCCESS)
     return;
   char text[MPI_MAX_ERROR_STRING];
   int length = 0;
   MPI_Error_string(rc, text, &length);
-  fail("%s failed: %.*s", call, length, text);
+  const std::string &site = CollectiveScope::current();
+  if (site.empty())
+    fail("%s failed: %.*s", call, length, text);
+  fail("%s: %s failed: %.*s", site.c_str(), call, length, text);
 }
 
 void ensureInitialized() {
@@ -133,16 +147,20 @@ template <typename Fn> void forEachPiece(int64_t n, int limit, Fn call) {
 template <typename T>
 void send(const T *x, int64_t n, int to, int tag, MPI_Comm comm, int limit) {
   forEachPiece(n, limit, [&](int64_t offset, int c) {
-    check(MPI_Send(x + offset, c, mpiType<T>(), to, tag, comm), "MPI_Send");
+    MPI_Request request;
+    check(MPI_Isend(x + offset, c, mpiType<T>(), to, tag, comm, &request),
+          "MPI_Isend");
+    waitAll(1, &request, "MPI_Isend");
   });
 }
 
 template <typename T>
 void receive(T *x, int64_t n, int from, int tag, MPI_Comm comm, int limit) {
   forEachPiece(n, limit, [&](int64_t offset, int c) {
-    check(MPI_Recv(x + offset, c, mpiType<T>(), from, tag, comm,
-                   MPI_STATUS_IGNORE),
-          "MPI_Recv");
+    MPI_Request request;
+    check(MPI_Irecv(x + offset, c, mpiType<T>(), from, tag, comm, &request),
+          "MPI_Irecv");
+    waitAll(1, &request, "MPI_Irecv");
   });
 }
 
@@ -153,13 +171,37 @@ template <typename T>
 void sendReceive(const T *out, int64_t sendCount, T *in, int64_t recvCount,
                  int partner, int tag, MPI_Comm comm, int limit) {
   forEachPiece(std::max(sendCount, recvCount), limit, [&](int64_t offset, int) {
-    check(MPI_Sendrecv(out + std::min(offset, sendCount),
-                       pieceCount(sendCount - offset, limit), mpiType<T>(),
-                       partner, tag, in + std::min(offset, recvCount),
-                       pieceCount(recvCount - offset, limit), mpiType<T>(),
-                       partner, tag, comm, MPI_STATUS_IGNORE),
-          "MPI_Sendrecv");
+    MPI_Request requests[2];
+    check(MPI_Irecv(in + std::min(offset, recvCount),
+                    pieceCount(recvCount - offset, limit), mpiType<T>(),
+                    partner, tag, comm, &requests[0]),
+          "MPI_Irecv");
+    check(MPI_Isend(out + std::min(offset, sendCount),
+                    pieceCount(sendCount - offset, limit), mpiType<T>(),
+                    partner, tag, comm, &requests[1]),
+          "MPI_Isend");
+    waitAll(2, requests, "MPI_Irecv/MPI_Isend");
   });
+}
+
+/// MPI_Comm_split, after a barrier with the timeout: the split itself
+/// blocks, so every rank must have arrived first.
+MPI_Comm split(MPI_Comm comm, int color, int key) {
+  timedBarrier(comm);
+  MPI_Comm result;
+  check(MPI_Comm_split(comm, color, key, &result), "MPI_Comm_split");
+  return result;
+}
+
+/// `coll.psum (model.mlir:3:8)`: the collective `op` at the source location
+/// `where` (empty if unknown), as errors and timeouts name it.
+std::string site(const char *op, const std::string &where) {
+  return where.empty() ? std::string(op) : std::string(op) + " (" + where + ")";
+}
+
+std::string bufferText(StridedMemRefType<int8_t, 1> *text) {
+  const char *bytes = reinterpret_cast<const char *>(text->data + text->offset);
+  return std::string(bytes, static_cast<size_t>(text->sizes[0]));
 }
 
 /// A `groups` attribute as the runtime receives it: the size of its groups
@@ -200,9 +242,7 @@ MPI_Comm groupComm(StridedMemRefType<int64_t, 1> *groups, int64_t groupSize,
       color = static_cast<int>(i / groupSize);
       position = static_cast<int>(i % groupSize);
     }
-  MPI_Comm comm;
-  check(MPI_Comm_split(MPI_COMM_WORLD, color, position, &comm),
-        "MPI_Comm_split");
+  MPI_Comm comm = split(MPI_COMM_WORLD, color, position);
   comms.emplace(std::move(key), comm);
   return comm;
 }
@@ -272,8 +312,7 @@ MPI_Comm blockComm(MPI_Comm comm, int p, int level) {
   int rank;
   MPI_Comm_rank(comm, &rank);
   int color = rank < p ? rank >> (level + 1) : MPI_UNDEFINED;
-  MPI_Comm block;
-  check(MPI_Comm_split(comm, color, rank, &block), "MPI_Comm_split");
+  MPI_Comm block = split(comm, color, rank);
   blocks.emplace(key, block);
   return block;
 }
@@ -322,9 +361,11 @@ void butterfly(T *x, int64_t n, MPI_Comm comm, int p, int limit) {
     MPI_Comm_size(block, &blockSize);
     std::vector<double> all(3 * blockSize);
     double mineDots[3] = {partial.ab, partial.aa, partial.bb};
-    check(MPI_Allgather(mineDots, 3, MPI_DOUBLE, all.data(), 3, MPI_DOUBLE,
-                        block),
-          "MPI_Allgather");
+    MPI_Request request;
+    check(MPI_Iallgather(mineDots, 3, MPI_DOUBLE, all.data(), 3, MPI_DOUBLE,
+                         block, &request),
+          "MPI_Iallgather");
+    waitAll(1, &request, "MPI_Iallgather");
     Dots total;
     for (int r = 0; r < blockSize; ++r) {
       total.ab += all[3 * r];
@@ -395,8 +436,11 @@ MPI_Comm psumGroups(StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,
   MPI_Comm comm = groupComm(groups, groupSize, op);
   T *x = data(in), *y = data(out);
   forEachPiece(count(in, op), limit, [&](int64_t offset, int c) {
-    check(MPI_Allreduce(x + offset, y + offset, c, mpiType<T>(), MPI_SUM, comm),
-          "MPI_Allreduce");
+    MPI_Request request;
+    check(MPI_Iallreduce(x + offset, y + offset, c, mpiType<T>(), MPI_SUM, comm,
+                         &request),
+          "MPI_Iallreduce");
+    waitAll(1, &request, "MPI_Iallreduce");
   });
   return comm;
 }
@@ -462,7 +506,7 @@ void ppermute(StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,
       check(MPI_Isend(x + offset, c, mpiType<T>(), destination, 10,
                       MPI_COMM_WORLD, &requests[pending++]),
             "MPI_Isend");
-    check(MPI_Waitall(pending, requests, MPI_STATUSES_IGNORE), "MPI_Waitall");
+    waitAll(pending, requests, "MPI_Irecv/MPI_Isend");
   });
 }
 
@@ -478,9 +522,12 @@ void allGather(StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,
   int64_t n = count(in, "coll.all_gather");
   T *x = data(in), *y = data(out);
   if (n <= limit) {
-    check(MPI_Allgather(x, static_cast<int>(n), mpiType<T>(), y,
-                        static_cast<int>(n), mpiType<T>(), MPI_COMM_WORLD),
-          "MPI_Allgather");
+    MPI_Request request;
+    check(MPI_Iallgather(x, static_cast<int>(n), mpiType<T>(), y,
+                         static_cast<int>(n), mpiType<T>(), MPI_COMM_WORLD,
+                         &request),
+          "MPI_Iallgather");
+    waitAll(1, &request, "MPI_Iallgather");
     return;
   }
   // Piece by piece, each rank's piece received straight into its place: a
@@ -492,9 +539,11 @@ void allGather(StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,
               piece, 0, static_cast<MPI_Aint>(n * sizeof(T)), &spaced),
           "MPI_Type_create_resized");
     check(MPI_Type_commit(&spaced), "MPI_Type_commit");
-    check(MPI_Allgather(x + offset, c, mpiType<T>(), y + offset, 1, spaced,
-                        MPI_COMM_WORLD),
-          "MPI_Allgather");
+    MPI_Request request;
+    check(MPI_Iallgather(x + offset, c, mpiType<T>(), y + offset, 1, spaced,
+                         MPI_COMM_WORLD, &request),
+          "MPI_Iallgather");
+    waitAll(1, &request, "MPI_Iallgather");
     MPI_Type_free(&spaced);
     MPI_Type_free(&piece);
   });
@@ -513,29 +562,17 @@ struct Fingerprint {
 };
 static_assert(sizeof(Fingerprint) == 256, "fixed-size MPI message");
 
-/// The checks' communicator (MPI_COMM_NULL while checks are off) and the
-/// number of checks so far: every rank's k-th check meets the others' k-th,
-/// so the count is the same on all ranks at a meeting.
+/// Whether the checks are on, and the number of checks so far: every rank's
+/// k-th check meets the others' k-th, so the count is the same on all ranks
+/// at a meeting.
 struct CheckState {
-  MPI_Comm comm = MPI_COMM_NULL;
+  bool enabled = false;
   uint64_t calls = 0;
 };
 
 CheckState &checkState() {
   static CheckState state;
   return state;
-}
-
-/// A duplicate of MPI_COMM_WORLD, so that no user message or collective can
-/// match a check's MPI_Allgather.
-MPI_Comm checkComm() {
-  CheckState &state = checkState();
-  if (state.comm == MPI_COMM_NULL) {
-    ensureInitialized();
-    check(MPI_Comm_dup(MPI_COMM_WORLD, &state.comm), "MPI_Comm_dup");
-    MPI_Comm_set_errhandler(state.comm, MPI_ERRORS_RETURN);
-  }
-  return state.comm;
 }
 
 /// FNV-1a, 64 bits.
@@ -559,23 +596,6 @@ Fingerprint makeFingerprint(const std::string &what, const std::string &where) {
 
 bool sameCollective(const Fingerprint &a, const Fingerprint &b) {
   return a.hash == b.hash && std::strncmp(a.what, b.what, sizeof(a.what)) == 0;
-}
-
-/// `rank 3` or `ranks 0-2, 5`.
-std::string formatRanks(const std::vector<int> &ranks) {
-  std::string text = ranks.size() == 1 ? "rank " : "ranks ";
-  for (size_t i = 0; i < ranks.size();) {
-    size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
-      ++j;
-    if (i)
-      text += ", ";
-    text += std::to_string(ranks[i]);
-    if (j > i)
-      text += "-" + std::to_string(ranks[j]);
-    i = j + 1;
-  }
-  return text;
 }
 
 /// One line naming what each group of agreeing ranks is about to run.
@@ -602,19 +622,30 @@ std::string describeMismatch(uint64_t call,
   return text;
 }
 
-/// Exchanges this rank's fingerprint with all ranks; on a disagreement the
-/// lowest rank reports it and ends the job.
+/// Exchanges this rank's fingerprint with all ranks (on the runtime's
+/// communicator, within the timeout); on a disagreement the lowest rank
+/// reports it and ends the job.
 void checkAgreement(const std::string &what, const std::string &where) {
-  MPI_Comm comm = checkComm();
+  ensureInitialized();
+  MPI_Comm comm = getRuntimeComm();
   uint64_t call = ++checkState().calls;
   Fingerprint mine = makeFingerprint(what, where);
   int rank, size;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   std::vector<Fingerprint> all(size);
-  check(MPI_Allgather(&mine, sizeof(Fingerprint), MPI_BYTE, all.data(),
-                      sizeof(Fingerprint), MPI_BYTE, comm),
-        "MPI_Allgather (collective agreement check)");
+  {
+    // Compiled code's checks name their collective; the end of the program
+    // is in a scope of its own already.
+    std::optional<CollectiveScope> scope;
+    if (CollectiveScope::current().empty())
+      scope.emplace(site(what.c_str(), where));
+    MPI_Request request;
+    check(MPI_Iallgather(&mine, sizeof(Fingerprint), MPI_BYTE, all.data(),
+                         sizeof(Fingerprint), MPI_BYTE, comm, &request),
+          "MPI_Iallgather (collective agreement check)");
+    waitAll(1, &request, "MPI_Iallgather (collective agreement check)");
+  }
   if (std::all_of(all.begin(), all.end(), [&](const Fingerprint &other) {
         return sameCollective(all.front(), other);
       }))
@@ -631,11 +662,6 @@ void checkAgreement(const std::string &what, const std::string &where) {
   std::this_thread::sleep_for(std::chrono::seconds(10));
   MPI_Abort(MPI_COMM_WORLD, 1);
   std::exit(1);
-}
-
-std::string bufferText(StridedMemRefType<int8_t, 1> *text) {
-  const char *bytes = reinterpret_cast<const char *>(text->data + text->offset);
-  return std::string(bytes, static_cast<size_t>(text->sizes[0]));
 }
 
 } // namespace
@@ -663,6 +689,8 @@ void trellis_coll_init() {
   }
   initializedHere = true;
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  // All ranks are here: the runtime's own communicator is made now.
+  getRuntimeComm();
 }
 
 void trellis_coll_finalize() {
@@ -671,11 +699,17 @@ void trellis_coll_finalize() {
   MPI_Finalized(&finalized);
   if (!initializedHere || !initialized || finalized)
     return;
-  // A rank still about to run a collective meets this one here.
-  if (checkState().comm != MPI_COMM_NULL) {
-    checkAgreement("no further collective (the program ended)", "");
-    MPI_Comm_free(&checkState().comm);
+  {
+    // A rank still about to run a collective meets this one here, and sees
+    // what it does (the check) or at least where it waits (the barrier,
+    // within the timeout; MPI_Finalize would block without one).
+    CollectiveScope scope("the end of the program");
+    if (checkState().enabled)
+      checkAgreement("no further collective (the program ended)", "");
+    else
+      timedBarrier(getRuntimeComm());
   }
+  freeRuntimeComm();
   for (auto &entry : blockComms())
     if (entry.second != MPI_COMM_NULL)
       MPI_Comm_free(&entry.second);
@@ -705,7 +739,13 @@ void trellis_coll_abort_if_initialized(int code) {
     MPI_Abort(MPI_COMM_WORLD, code);
 }
 
-void trellis_coll_enable_checks() { checkComm(); }
+void trellis_coll_enable_checks() {
+  ensureInitialized();
+  getRuntimeComm();
+  checkState().enabled = true;
+}
+
+void trellis_coll_set_timeout(double seconds) { setTimeout(seconds); }
 
 void _mlir_ciface_trellis_coll_check(StridedMemRefType<int8_t, 1> *what,
                                      StridedMemRefType<int8_t, 1> *where) {
@@ -729,29 +769,36 @@ int64_t trellis_coll_axis_size() { return worldSize(); }
   void _mlir_ciface_trellis_coll_psum_groups_##SUFFIX(                         \
       StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,               \
       StridedMemRefType<int64_t, 1> *groups, int64_t groupSize,                \
-      int64_t maxCount) {                                                      \
+      int64_t maxCount, StridedMemRefType<int8_t, 1> *where) {                 \
+    CollectiveScope scope(site("coll.psum", bufferText(where)));               \
     psumGroups(in, out, groups, groupSize, maxCount, "coll.psum");             \
   }                                                                            \
   void _mlir_ciface_trellis_coll_pmean_groups_##SUFFIX(                        \
       StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,               \
       StridedMemRefType<int64_t, 1> *groups, int64_t groupSize,                \
-      int64_t maxCount) {                                                      \
+      int64_t maxCount, StridedMemRefType<int8_t, 1> *where) {                 \
+    CollectiveScope scope(site("coll.pmean", bufferText(where)));              \
     pmeanGroups(in, out, groups, groupSize, maxCount);                         \
   }                                                                            \
   void _mlir_ciface_trellis_coll_ppermute_##SUFFIX(                            \
       StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,               \
-      StridedMemRefType<int64_t, 1> *pairs, int64_t maxCount) {                \
+      StridedMemRefType<int64_t, 1> *pairs, int64_t maxCount,                  \
+      StridedMemRefType<int8_t, 1> *where) {                                   \
+    CollectiveScope scope(site("coll.ppermute", bufferText(where)));           \
     ppermute(in, out, pairs, maxCount);                                        \
   }                                                                            \
   void _mlir_ciface_trellis_coll_all_gather_##SUFFIX(                          \
       StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,               \
-      int64_t numRanks, int64_t maxCount) {                                    \
+      int64_t numRanks, int64_t maxCount,                                      \
+      StridedMemRefType<int8_t, 1> *where) {                                   \
+    CollectiveScope scope(site("coll.all_gather", bufferText(where)));         \
     allGather(in, out, numRanks, maxCount);                                    \
   }                                                                            \
   void _mlir_ciface_trellis_coll_adasum_##SUFFIX(                              \
       StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,               \
       StridedMemRefType<int64_t, 1> *groups, int64_t groupSize,                \
-      int64_t maxCount) {                                                      \
+      int64_t maxCount, StridedMemRefType<int8_t, 1> *where) {                 \
+    CollectiveScope scope(site("coll.adasum", bufferText(where)));             \
     adasum(in, out, groups, groupSize, maxCount);                              \
   }
 TRELLIS_COLL_DEFINE(f32, float)

@@ -4,15 +4,13 @@
 
 #include "trellis/ExecutionEngine/CollectivesRuntime.h"
 
+#include "CollectiveTimeout.h"
 #include "MpiCheck.h"
 
 #include <mpi.h>
 
-using trellis::collectives::checkMpi;
+using namespace trellis::collectives;
 
-
-/// Ends the whole job with one line naming `call` if its return code `rc`
-/// is an error.
 int trellis::collectives::getWorldRank() {
   trellis_coll_init();
   int rank = 0;
@@ -27,16 +25,20 @@ int trellis::collectives::getWorldSize() {
   return size;
 }
 
-double trellis::collectives::sumOverRanks(double value) {
+double trellis::collectives::sumOverRanks(double value, const char *what) {
   trellis_coll_init();
+  CollectiveScope scope(what);
   double sum = 0;
-  checkMpi(
-      MPI_Allreduce(&value, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD),
-      "MPI_Allreduce");
+  MPI_Request request;
+  checkMpi(MPI_Iallreduce(&value, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD,
+                          &request),
+           "MPI_Iallreduce");
+  waitAll(1, &request, "MPI_Iallreduce");
   return sum;
 }
 
-void trellis::collectives::barrier() {
+void trellis::collectives::barrier(const char *what, double extraSeconds) {
   trellis_coll_init();
-  checkMpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+  CollectiveScope scope(what);
+  timedBarrier(MPI_COMM_WORLD, extraSeconds);
 }

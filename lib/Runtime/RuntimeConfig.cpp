@@ -8,6 +8,7 @@
 #include "trellis/Runtime/RuntimeConfig.h"
 
 #include "RuntimeError.h"
+#include "trellis/ExecutionEngine/CollectivesRuntime.h"
 #include "trellis/Pipelines/CompileOptions.h"
 #include "trellis/Runtime/AllocHooks.h"
 #include "trellis/Runtime/ByteSize.h"
@@ -15,6 +16,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <string>
@@ -82,6 +84,13 @@ readEnvironment(llvm::function_ref<void(llvm::Error)> invalid) {
           lookupNonEmpty("TRELLIS_CHECK_COLLECTIVES"))
     config.checkCollectives = *value != "0";
   if (std::optional<llvm::StringRef> value =
+          lookupNonEmpty("TRELLIS_COLLECTIVE_TIMEOUT")) {
+    if (llvm::Expected<double> seconds = parseCollectiveTimeout(*value))
+      config.collectiveTimeout = *seconds;
+    else
+      fail("TRELLIS_COLLECTIVE_TIMEOUT", llvm::toString(seconds.takeError()));
+  }
+  if (std::optional<llvm::StringRef> value =
           lookupNonEmpty("TRELLIS_BLAS_LIBRARY"))
     config.blasLibraryPath = value->str();
   if (std::optional<llvm::StringRef> value =
@@ -147,6 +156,16 @@ void RuntimeConfig::applyTo(CompileOptions &options) const {
   options.checkCollectives |= checkCollectives;
 }
 
+llvm::Expected<double>
+trellis::runtime::parseCollectiveTimeout(llvm::StringRef text) {
+  double seconds;
+  if (text.trim().getAsDouble(seconds) || !std::isfinite(seconds) ||
+      seconds < 0)
+    return makeError("'" + text +
+                     "' is not a number of seconds (e.g. 300; 0: no timeout)");
+  return seconds;
+}
+
 /// Passes `numThreads` on to the libraries' own variables, and bounds how
 /// long an idle OpenMP thread spins before it sleeps unless the user chose
 /// (KMP_BLOCKTIME, LLVM's OpenMP runtime, which also runs oneDNN's
@@ -169,5 +188,7 @@ static void exportLibraryThreads(const RuntimeConfig &config) {
 
 void trellis::runtime::configureProcess(const RuntimeConfig &config) {
   configureAllocator(config);
+  if (config.collectiveTimeout)
+    trellis_coll_set_timeout(*config.collectiveTimeout);
   exportLibraryThreads(config);
 }

@@ -18,12 +18,12 @@
 #include "trellis/InitAll.h"
 #include "trellis/Runtime/Jit.h"
 #include "trellis/Runtime/Npz.h"
+#include "trellis/Runtime/Profiler.h"
 #include "trellis/Tools/ModuleFile.h"
 #include "trellis/Train/Checkpoint.h"
 #include "trellis/Train/Convention.h"
 #include "trellis/Train/DataOrder.h"
 #include "trellis/Train/Random.h"
-#include "trellis/Runtime/Profiler.h"
 #include "trellis/Train/Report.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -169,7 +169,9 @@ llvm::Error Trainer::saveCheckpoint(int64_t step) {
 double Trainer::meanOverRanks(double value) const {
   if (ranks == 1)
     return value;
-  return collectives::sumOverRanks(value) / ranks;
+  return collectives::sumOverRanks(
+             value, "the loss's mean over the ranks (trellis-train)") /
+         ranks;
 }
 
 llvm::Expected<std::vector<double>> Trainer::evaluate() {
@@ -268,9 +270,13 @@ llvm::Error Trainer::run() {
         << options.steps << "\n";
   report.reportCompile(compileMs, jit->getCompileStats());
 
-  // Ranks finish compiling at different times; time the steps only.
+  // Ranks finish compiling at different times; time the steps only. The
+  // others may still be compiling: wait for them as long again as this
+  // rank's compile took, twice, beyond the collective timeout.
   if (ranks > 1)
-    collectives::barrier();
+    collectives::barrier("the start of training, after compiling "
+                         "(trellis-train)",
+                         2 * compileMs / 1000);
   report.startTiming(startStep);
   auto evalAndLog = [&](int64_t step) -> llvm::Error {
     llvm::Expected<std::vector<double>> values = evaluate();

@@ -7,7 +7,9 @@
 //
 // Like the rest of the runtime, every function initializes MPI if needed
 // (trellis_coll_init) and checks MPI's return code; a failure prints one
-// line naming the rank and the call and aborts the whole job.
+// line naming the rank and the call and aborts the whole job. The sum and
+// the barrier wait at most the collective timeout, like the compiled
+// collectives.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,12 +24,15 @@ int getWorldRank();
 /// Returns the number of ranks in MPI_COMM_WORLD.
 int getWorldSize();
 
-/// Returns the sum of `value` over all ranks (MPI_Allreduce of one double;
-/// every rank gets the same bits).
-double sumOverRanks(double value);
+/// Returns the sum of `value` over all ranks (MPI_Iallreduce of one double;
+/// every rank gets the same bits). `what` describes it in errors and
+/// timeouts, e.g. "the loss's mean over the ranks (trellis-train)".
+double sumOverRanks(double value, const char *what);
 
-/// Waits until every rank has called it (MPI_Barrier).
-void barrier();
+/// Waits until every rank has called it (MPI_Ibarrier), at most the
+/// collective timeout plus `extraSeconds` (e.g. for the time the other
+/// ranks may still be compiling). `what` as for sumOverRanks.
+void barrier(const char *what, double extraSeconds = 0);
 
 } // namespace trellis::collectives
 

@@ -12,6 +12,7 @@
 #ifndef TRELLIS_RUNTIME_RUNTIMECONFIG_H
 #define TRELLIS_RUNTIME_RUNTIMECONFIG_H
 
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
@@ -59,6 +60,15 @@ struct RuntimeConfig {
   /// $HOME/.cache/trellis; empty if neither variable is set.
   std::string tuningDir;
 
+  //===--- The collectives runtime ----------------------------------------===//
+
+  /// TRELLIS_COLLECTIVE_TIMEOUT: seconds a rank waits in a collective for
+  /// the others before the job ends naming the ranks that did not arrive
+  /// (trellis_coll_set_timeout; 0: forever); nullopt: the runtime's default
+  /// (300 s). configureProcess applies it; a tool's `--collective-timeout`
+  /// overrides it.
+  std::optional<double> collectiveTimeout;
+
   //===--- The MPI launcher -----------------------------------------------===//
 
   /// This process's rank: OMPI_COMM_WORLD_RANK, else PMIX_RANK, else
@@ -87,9 +97,15 @@ struct RuntimeConfig {
   void applyTo(CompileOptions &options) const;
 };
 
+/// Parses a collective timeout, a number of seconds of at least 0
+/// (TRELLIS_COLLECTIVE_TIMEOUT, `--collective-timeout`), e.g. `300`, `2.5`,
+/// `0` (no timeout).
+llvm::Expected<double> parseCollectiveTimeout(llvm::StringRef text);
+
 /// Applies the process-wide settings of `config`, once, when a host starts
 /// and before any library is loaded: the allocation hooks'
-/// (configureAllocator), and the GEMM libraries' thread variables, which
+/// (configureAllocator), the collective timeout if set, and the GEMM
+/// libraries' thread variables, which
 /// they read when they are loaded: OPENBLAS_NUM_THREADS and OMP_NUM_THREADS
 /// become `numThreads` where they are unset, KMP_BLOCKTIME (how long an
 /// idle OpenMP thread spins) defaults to 1 ms.

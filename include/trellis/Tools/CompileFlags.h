@@ -12,6 +12,7 @@
 #ifndef TRELLIS_TOOLS_COMPILEFLAGS_H
 #define TRELLIS_TOOLS_COMPILEFLAGS_H
 
+#include "trellis/ExecutionEngine/CollectivesRuntime.h"
 #include "trellis/Pipelines/CompileOptions.h"
 #include "trellis/Runtime/RuntimeConfig.h"
 
@@ -23,6 +24,19 @@ namespace trellis::tools {
 
 /// `--sgemm`: the f32 GEMM library, measured on the host or fixed.
 enum class SgemmFlag { Auto, Dnnl, Cblas };
+
+/// Parses `--collective-timeout`'s seconds (runtime::parseCollectiveTimeout).
+struct SecondsParser : llvm::cl::parser<double> {
+  using llvm::cl::parser<double>::parser;
+  bool parse(llvm::cl::Option &option, llvm::StringRef, llvm::StringRef arg,
+             double &value) {
+    llvm::Expected<double> seconds = runtime::parseCollectiveTimeout(arg);
+    if (!seconds)
+      return option.error(llvm::toString(seconds.takeError()));
+    value = *seconds;
+    return false;
+  }
+};
 
 /// The flags of the MLIR lowering: `--attention-chunk`,
 /// `--check-collectives`, `--remat`, `--remat-every`, `--remat-budget`,
@@ -105,7 +119,7 @@ struct LoweringFlags {
 
 /// The flags of a JIT tool: the lowering's and `--opt-level`,
 /// `--vector-math`, `--outline-loops`, `--compile-threads`, `--dump-llvm-ir`,
-/// `--cache-dir`.
+/// `--cache-dir`, and the collectives runtime's `--collective-timeout`.
 struct CompileFlags {
   explicit CompileFlags(llvm::cl::OptionCategory &category)
       : lowering(category),
@@ -144,15 +158,26 @@ struct CompileFlags {
                            "the same module is compiled again with the same "
                            "options on the same host (default: "
                            "TRELLIS_CACHE_DIR; empty: no cache)"),
-            llvm::cl::value_desc("dir"), llvm::cl::cat(category)) {}
+            llvm::cl::value_desc("dir"), llvm::cl::cat(category)),
+        collectiveTimeout(
+            "collective-timeout",
+            llvm::cl::desc("Seconds a rank waits in a collective for the "
+                           "others; then the job ends with one line naming "
+                           "the ranks that did not arrive (0: forever; "
+                           "default: TRELLIS_COLLECTIVE_TIMEOUT, else 300)"),
+            llvm::cl::value_desc("seconds"), llvm::cl::cat(category)) {}
 
   /// Sets the fields of `options` that these flags choose, then what the
   /// environment adds (`config`: collective checks, library paths, the
-  /// cache directory), then `--cache-dir` if given.
+  /// cache directory), then `--cache-dir` if given. Also sets the
+  /// process's collective timeout if `--collective-timeout` is given (over
+  /// TRELLIS_COLLECTIVE_TIMEOUT, which startTool has applied).
   void fill(CompileOptions &options,
             const runtime::RuntimeConfig &config) const {
     lowering.fill(options);
     config.applyTo(options);
+    if (collectiveTimeout.getNumOccurrences())
+      trellis_coll_set_timeout(collectiveTimeout);
     options.optLevel = optLevel;
     options.vectorMath = vectorMath;
     options.outlineLoops = outlineLoops;
@@ -170,6 +195,7 @@ struct CompileFlags {
   llvm::cl::opt<unsigned> compileThreads;
   llvm::cl::opt<std::string> dumpLLVMIR;
   llvm::cl::opt<std::string> cacheDir;
+  llvm::cl::opt<double, false, SecondsParser> collectiveTimeout;
 };
 
 /// `--profile` of the tools that run models (trellis-run, trellis-train):

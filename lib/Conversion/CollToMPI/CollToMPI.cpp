@@ -6,17 +6,21 @@
 // bufferization then removes the casts; the buffers take part in buffer
 // deallocation like any other.
 //
-// Upstream `mpi` ops are used where LLVM 22 lowers them correctly for OpenMPI
-// (allreduce on MPI_COMM_WORLD, comm_rank); the rest call the Trellis
-// collectives runtime (include/trellis/ExecutionEngine/CollectivesRuntime.h),
-// by the names of the runtime's table (RuntimeSymbols.def).
+// Every communicating collective calls the Trellis collectives runtime
+// (include/trellis/ExecutionEngine/CollectivesRuntime.h), by the names of
+// the runtime's table (RuntimeSymbols.def), with its source location: the
+// runtime's calls are nonblocking and bounded by the collective timeout,
+// which upstream's blocking `mpi.allreduce` cannot be. Upstream `mpi` ops
+// serve axis_index (comm_rank), and with `upstream-allreduce` psum and pmean
+// without groups (allreduce on MPI_COMM_WORLD).
 //
 // MPI counts are 32-bit ints, and the upstream lowering truncates a memref's
-// size to one: an allreduce of more than `max-count` elements runs in pieces
-// (an scf.for over subviews), and the runtime gets `max-count` to split its
-// calls the same way. The return code of every upstream call goes to the
-// runtime's check, which ends the job naming the collective on an error
-// (the runtime sets MPI_ERRORS_RETURN, so nothing else would notice).
+// size to one: the runtime gets `max-count` and splits its calls into pieces
+// of at most that many elements; an upstream allreduce of more elements runs
+// in pieces too (an scf.for over subviews). The return code of every
+// upstream call goes to the runtime's check, which ends the job naming the
+// collective on an error (the runtime sets MPI_ERRORS_RETURN, so nothing
+// else would notice).
 //
 // With `check-agreement`, each communicating collective is preceded by a call
 // to `trellis_coll_check` with a description of the collective and its
@@ -267,9 +271,10 @@ bool communicates(Operation *op) {
 
 class Lowering {
 public:
-  Lowering(ModuleOp module, bool checkAgreement, int64_t maxCount)
+  Lowering(ModuleOp module, bool checkAgreement, bool upstreamAllreduce,
+           int64_t maxCount)
       : module(module), b(module.getContext()), checkAgreement(checkAgreement),
-        maxCount(maxCount) {}
+        upstreamAllreduce(upstreamAllreduce), maxCount(maxCount) {}
 
   LogicalResult lower(Operation *op) {
     b.setInsertionPoint(op);
@@ -364,37 +369,46 @@ private:
     reduce(inPiece, outPiece);
   }
 
-  /// The runtime's psum or pmean within groups (`f32` and `f64` its
-  /// variants).
-  Value reduceGroups(Location loc, Value x, DenseIntElementsAttr groups,
+  /// The runtime's psum or pmean within `groups`, all ranks if none (`f32`
+  /// and `f64` its variants).
+  Value reduceGroups(Location loc, Value x,
+                     std::optional<DenseIntElementsAttr> groups,
                      RuntimeFunction f32, RuntimeFunction f64) {
     auto type = cast<RankedTensorType>(x.getType());
     FlatBuffer in = readBuffer(b, loc, x), out = newBuffer(b, loc, type);
     callRuntime(b, loc, module, byElementType(type.getElementType(), f32, f64),
                 {dynamic(b, loc, in.flat), dynamic(b, loc, out.flat),
                  dynamic(b, loc, constantBuffer(b, loc, flatGroups(groups))),
-                 i64Constant(b, loc, groupSize(groups)), maxCountValue(loc)});
+                 i64Constant(b, loc, groupSize(groups)), maxCountValue(loc),
+                 whereValue(loc)});
     return toTensor(b, loc, out.buffer);
   }
 
-  /// The last argument of every runtime collective: the most elements one
-  /// of its MPI calls may move.
+  /// The next to last argument of every runtime collective: the most
+  /// elements one of its MPI calls may move.
   Value maxCountValue(Location loc) { return i64Constant(b, loc, maxCount); }
 
-  Value psum(PsumOp op) {
-    if (std::optional<DenseIntElementsAttr> groups = op.getGroups())
-      return reduceGroups(op.getLoc(), op.getX(), *groups,
-                          RuntimeFunction::CollPsumGroupsF32,
-                          RuntimeFunction::CollPsumGroupsF64);
-    return psumWorld(op, op.getX());
+  /// The last argument of every runtime collective: its source location,
+  /// which the runtime's errors and timeouts name.
+  Value whereValue(Location loc) {
+    return textBuffer(b, loc, describeLocation(loc));
   }
 
-  /// With groups, the runtime divides (its errors then name coll.pmean);
-  /// without, the world's sum is divided by the axis size here.
+  Value psum(PsumOp op) {
+    if (!op.getGroups() && upstreamAllreduce)
+      return psumWorld(op, op.getX());
+    return reduceGroups(op.getLoc(), op.getX(), op.getGroups(),
+                        RuntimeFunction::CollPsumGroupsF32,
+                        RuntimeFunction::CollPsumGroupsF64);
+  }
+
+  /// The runtime divides by the size of the group, or of the job (its
+  /// errors then name coll.pmean); after an upstream allreduce, the sum is
+  /// divided by the axis size here.
   Value pmean(PmeanOp op) {
     Location loc = op.getLoc();
-    if (std::optional<DenseIntElementsAttr> groups = op.getGroups())
-      return reduceGroups(loc, op.getX(), *groups,
+    if (op.getGroups() || !upstreamAllreduce)
+      return reduceGroups(loc, op.getX(), op.getGroups(),
                           RuntimeFunction::CollPmeanGroupsF32,
                           RuntimeFunction::CollPmeanGroupsF64);
     Value sum = psumWorld(op, op.getX());
@@ -414,12 +428,13 @@ private:
     FlatBuffer in = readBuffer(b, loc, op.getX()),
                out = newBuffer(b, loc, type);
     SmallVector<int64_t> pairs(op.getPairs().getValues<int64_t>());
-    callRuntime(
-        b, loc, module,
-        byElementType(type.getElementType(), RuntimeFunction::CollPpermuteF32,
-                      RuntimeFunction::CollPpermuteF64),
-        {dynamic(b, loc, in.flat), dynamic(b, loc, out.flat),
-         dynamic(b, loc, constantBuffer(b, loc, pairs)), maxCountValue(loc)});
+    callRuntime(b, loc, module,
+                byElementType(type.getElementType(),
+                              RuntimeFunction::CollPpermuteF32,
+                              RuntimeFunction::CollPpermuteF64),
+                {dynamic(b, loc, in.flat), dynamic(b, loc, out.flat),
+                 dynamic(b, loc, constantBuffer(b, loc, pairs)),
+                 maxCountValue(loc), whereValue(loc)});
     return toTensor(b, loc, out.buffer);
   }
 
@@ -440,7 +455,7 @@ private:
                               RuntimeFunction::CollAllGatherF32,
                               RuntimeFunction::CollAllGatherF64),
                 {dynamic(b, loc, in.flat), dynamic(b, loc, out.flat),
-                 i64Constant(b, loc, n), maxCountValue(loc)});
+                 i64Constant(b, loc, n), maxCountValue(loc), whereValue(loc)});
     Value stacked = toTensor(b, loc, out.buffer);
     if (dim > 0) {
       SmallVector<int64_t> permutation, shape;
@@ -480,7 +495,8 @@ private:
                       RuntimeFunction::CollAdasumF64),
         {dynamic(b, loc, in.flat), dynamic(b, loc, out.flat),
          dynamic(b, loc, constantBuffer(b, loc, flatGroups(op.getGroups()))),
-         i64Constant(b, loc, groupSize(op.getGroups())), maxCountValue(loc)});
+         i64Constant(b, loc, groupSize(op.getGroups())), maxCountValue(loc),
+         whereValue(loc)});
     return toTensor(b, loc, out.buffer);
   }
 
@@ -503,6 +519,7 @@ private:
   ModuleOp module;
   OpBuilder b;
   bool checkAgreement;
+  bool upstreamAllreduce;
   int64_t maxCount;
 };
 
@@ -526,7 +543,7 @@ struct ConvertCollToMPIPass
           << std::numeric_limits<int32_t>::max() << "], got " << limit;
       return signalPassFailure();
     }
-    Lowering lowering(module, checkAgreement, limit);
+    Lowering lowering(module, checkAgreement, upstreamAllreduce, limit);
     for (Operation *op : ops)
       if (failed(lowering.lower(op)))
         return signalPassFailure();

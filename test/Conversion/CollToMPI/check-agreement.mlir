@@ -5,6 +5,7 @@
 // check is emitted.
 // RUN: trellis-opt %s --convert-coll-to-mpi="check-agreement" | FileCheck %s
 // RUN: trellis-opt %s --convert-coll-to-mpi | FileCheck %s --check-prefix=OFF
+// RUN: trellis-opt %s --convert-coll-to-mpi="check-agreement upstream-allreduce" | FileCheck %s --check-prefix=UPSTREAM
 
 // CHECK: func.func private @trellis_coll_check(memref<?xi8>, memref<?xi8>) attributes {llvm.emit_c_interface}
 // OFF-NOT: @trellis_coll_check(
@@ -17,20 +18,25 @@
 // CHECK: %[[WHERE:.*]] = arith.constant dense<[99, 104, 101, 99, 107, 45, 97, 103, 114, 101, 101, 109, 101, 110, 116, 46, 109, 108, 105, 114, 58
 // CHECK: %[[WHERED:.*]] = memref.cast %{{.*}} : memref<{{[0-9]+}}xi8> to memref<?xi8>
 // CHECK: call @trellis_coll_check(%[[WHATD]], %[[WHERED]])
-// CHECK: mpi.allreduce
+// CHECK: call @trellis_coll_psum_groups_f32
 func.func @psum(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %0 = coll.psum %x {axis = "batch"} : tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
 
 // The check comes before everything the collective does: pmean's
-// allreduce and its division by the axis size.
+// reduction (and, with upstream-allreduce, its division by the axis size).
 // CHECK-LABEL: func.func @pmean
 // CHECK: call @trellis_coll_check
-// CHECK: mpi.allreduce
-// CHECK: call @trellis_coll_axis_size
+// CHECK: call @trellis_coll_pmean_groups_f64
 // CHECK-NOT: @trellis_coll_check(
 // CHECK: return
+// UPSTREAM-LABEL: func.func @pmean
+// UPSTREAM: call @trellis_coll_check
+// UPSTREAM: mpi.allreduce
+// UPSTREAM: call @trellis_coll_axis_size
+// UPSTREAM-NOT: @trellis_coll_check(
+// UPSTREAM: return
 func.func @pmean(%x: tensor<8xf64>) -> tensor<8xf64> {
   %0 = coll.pmean %x {axis = "batch"} : tensor<8xf64>
   return %0 : tensor<8xf64>

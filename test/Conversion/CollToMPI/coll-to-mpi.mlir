@@ -1,31 +1,53 @@
-// convert-coll-to-mpi: psum on MPI_COMM_WORLD becomes upstream mpi.allreduce
-// on 1-D views of the operand's buffer and a fresh result buffer; what the
-// upstream dialect lacks (groups, ppermute, all_gather, Adasum, comm size)
-// calls the collectives runtime through its C interface, with the most
-// elements one MPI call may move last (max-count.mlir: larger buffers).
+// convert-coll-to-mpi: every communicating collective calls the collectives
+// runtime through its C interface on 1-D views of the operand's buffer and a
+// fresh result buffer, with the most elements one MPI call may move
+// (max-count.mlir: larger buffers) and the op's source location last; psum
+// and pmean without groups pass empty groups (all ranks). axis_index is
+// upstream mpi.comm_rank. With upstream-allreduce, psum and pmean without
+// groups become upstream mpi.allreduce on MPI_COMM_WORLD instead.
 // RUN: trellis-opt %s --convert-coll-to-mpi | FileCheck %s
+// RUN: trellis-opt %s --convert-coll-to-mpi=upstream-allreduce | FileCheck %s --check-prefix=UPSTREAM
 
 // CHECK: module attributes {dlti.map = #dlti.map<"MPI:Implementation" = "OpenMPI">}
-// CHECK-DAG: func.func private @trellis_coll_psum_groups_f32(memref<?xf32>, memref<?xf32>, memref<?xi64>, i64, i64) attributes {llvm.emit_c_interface}
-// CHECK-DAG: func.func private @trellis_coll_pmean_groups_f32(memref<?xf32>, memref<?xf32>, memref<?xi64>, i64, i64) attributes {llvm.emit_c_interface}
-// CHECK-DAG: func.func private @trellis_coll_ppermute_f64(memref<?xf64>, memref<?xf64>, memref<?xi64>, i64) attributes {llvm.emit_c_interface}
-// CHECK-DAG: func.func private @trellis_coll_all_gather_f32(memref<?xf32>, memref<?xf32>, i64, i64) attributes {llvm.emit_c_interface}
-// CHECK-DAG: func.func private @trellis_coll_adasum_f32(memref<?xf32>, memref<?xf32>, memref<?xi64>, i64, i64) attributes {llvm.emit_c_interface}
-// CHECK-DAG: func.func private @trellis_coll_axis_size() -> i64
-// CHECK-DAG: func.func private @trellis_coll_check_result(i32, memref<?xi8>) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @trellis_coll_psum_groups_f32(memref<?xf32>, memref<?xf32>, memref<?xi64>, i64, i64, memref<?xi8>) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @trellis_coll_pmean_groups_f32(memref<?xf32>, memref<?xf32>, memref<?xi64>, i64, i64, memref<?xi8>) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @trellis_coll_ppermute_f64(memref<?xf64>, memref<?xf64>, memref<?xi64>, i64, memref<?xi8>) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @trellis_coll_all_gather_f32(memref<?xf32>, memref<?xf32>, i64, i64, memref<?xi8>) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @trellis_coll_adasum_f32(memref<?xf32>, memref<?xf32>, memref<?xi64>, i64, i64, memref<?xi8>) attributes {llvm.emit_c_interface}
+// CHECK-NOT: @trellis_coll_check_result
+// UPSTREAM-DAG: func.func private @trellis_coll_axis_size() -> i64
+// UPSTREAM-DAG: func.func private @trellis_coll_check_result(i32, memref<?xi8>) attributes {llvm.emit_c_interface}
 
+// "coll-to-mpi.mlir:{{[0-9]+}}:{{[0-9]+}}" is the location.
 // CHECK-LABEL: func.func @psum
 // CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
 // CHECK: %[[IN:.*]] = bufferization.to_buffer %[[X]] read_only : tensor<2x3xf32> to memref<2x3xf32>
 // CHECK: %[[IN1:.*]] = memref.collapse_shape %[[IN]] {{\[\[}}0, 1]] : memref<2x3xf32> into memref<6xf32>
 // CHECK: %[[OUT:.*]] = memref.alloc() : memref<2x3xf32>
 // CHECK: %[[OUT1:.*]] = memref.collapse_shape %[[OUT]] {{\[\[}}0, 1]]
-// CHECK: %[[WORLD:.*]] = mpi.comm_world : !mpi.comm
-// CHECK: %[[RV:.*]] = mpi.allreduce(%[[IN1]], %[[OUT1]], MPI_SUM, %[[WORLD]]) : memref<6xf32>, memref<6xf32> -> !mpi.retval
-// CHECK: %[[RC:.*]] = builtin.unrealized_conversion_cast %[[RV]] : !mpi.retval to i32
-// CHECK: call @trellis_coll_check_result(%[[RC]], %{{.*}})
+// CHECK: %[[IND:.*]] = memref.cast %[[IN1]] : memref<6xf32> to memref<?xf32>
+// CHECK: %[[OUTD:.*]] = memref.cast %[[OUT1]] : memref<6xf32> to memref<?xf32>
+// CHECK: arith.constant dense<> : tensor<0xi64>
+// CHECK: %[[NOGROUPS:.*]] = memref.cast %{{.*}} : memref<0xi64> to memref<?xi64>
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK: %[[MAX:.*]] = arith.constant 2147483647 : i64
+// CHECK: arith.constant dense<[99, 111, 108, 108, 45, 116, 111, 45, 109, 112, 105, 46, 109, 108, 105, 114, 58
+// CHECK: %[[WHERE:.*]] = memref.cast %{{.*}} : memref<{{[0-9]+}}xi8> to memref<?xi8>
+// CHECK: call @trellis_coll_psum_groups_f32(%[[IND]], %[[OUTD]], %[[NOGROUPS]], %[[ZERO]], %[[MAX]], %[[WHERE]])
 // CHECK: %[[R:.*]] = bufferization.to_tensor %[[OUT]] restrict writable : memref<2x3xf32> to tensor<2x3xf32>
 // CHECK: return %[[R]]
+// UPSTREAM-LABEL: func.func @psum
+// UPSTREAM-SAME: (%[[X:.*]]: tensor<2x3xf32>)
+// UPSTREAM: %[[IN:.*]] = bufferization.to_buffer %[[X]] read_only : tensor<2x3xf32> to memref<2x3xf32>
+// UPSTREAM: %[[IN1:.*]] = memref.collapse_shape %[[IN]] {{\[\[}}0, 1]] : memref<2x3xf32> into memref<6xf32>
+// UPSTREAM: %[[OUT:.*]] = memref.alloc() : memref<2x3xf32>
+// UPSTREAM: %[[OUT1:.*]] = memref.collapse_shape %[[OUT]] {{\[\[}}0, 1]]
+// UPSTREAM: %[[WORLD:.*]] = mpi.comm_world : !mpi.comm
+// UPSTREAM: %[[RV:.*]] = mpi.allreduce(%[[IN1]], %[[OUT1]], MPI_SUM, %[[WORLD]]) : memref<6xf32>, memref<6xf32> -> !mpi.retval
+// UPSTREAM: %[[RC:.*]] = builtin.unrealized_conversion_cast %[[RV]] : !mpi.retval to i32
+// UPSTREAM: call @trellis_coll_check_result(%[[RC]], %{{.*}})
+// UPSTREAM: %[[R:.*]] = bufferization.to_tensor %[[OUT]] restrict writable : memref<2x3xf32> to tensor<2x3xf32>
+// UPSTREAM: return %[[R]]
 func.func @psum(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %0 = coll.psum %x {axis = "batch"} : tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
@@ -34,7 +56,10 @@ func.func @psum(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // A scalar is viewed as a 1-element buffer.
 // CHECK-LABEL: func.func @psum_scalar
 // CHECK: memref.expand_shape %{{.*}} [] output_shape [1] : memref<f32> into memref<1xf32>
-// CHECK: mpi.allreduce
+// CHECK: call @trellis_coll_psum_groups_f32
+// UPSTREAM-LABEL: func.func @psum_scalar
+// UPSTREAM: memref.expand_shape %{{.*}} [] output_shape [1] : memref<f32> into memref<1xf32>
+// UPSTREAM: mpi.allreduce
 func.func @psum_scalar(%x: tensor<f32>) -> tensor<f32> {
   %0 = coll.psum %x {axis = "batch"} : tensor<f32>
   return %0 : tensor<f32>
@@ -46,20 +71,26 @@ func.func @psum_scalar(%x: tensor<f32>) -> tensor<f32> {
 // CHECK: %[[GD:.*]] = memref.cast %[[GB]] : memref<4xi64> to memref<?xi64>
 // CHECK: %[[SIZE:.*]] = arith.constant 2 : i64
 // CHECK: %[[MAX:.*]] = arith.constant 2147483647 : i64
-// CHECK: call @trellis_coll_psum_groups_f32(%{{.*}}, %{{.*}}, %[[GD]], %[[SIZE]], %[[MAX]])
+// CHECK: call @trellis_coll_psum_groups_f32(%{{.*}}, %{{.*}}, %[[GD]], %[[SIZE]], %[[MAX]], %{{.*}})
 func.func @psum_groups(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %0 = coll.psum %x {axis = "batch", groups = dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>} : tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
 
-// pmean divides by the number of ranks, asked of the runtime.
+// The runtime divides by the number of ranks; after an upstream allreduce
+// the division by the axis size (asked of the runtime) is here.
 // CHECK-LABEL: func.func @pmean
-// CHECK: mpi.allreduce
-// CHECK: %[[SUM:.*]] = bufferization.to_tensor
-// CHECK: %[[N:.*]] = call @trellis_coll_axis_size() : () -> i64
-// CHECK: %[[NF:.*]] = arith.sitofp %{{.*}} : i64 to f32
-// CHECK: %[[FILL:.*]] = linalg.fill ins(%[[NF]] : f32)
-// CHECK: arith.divf %[[SUM]], %[[FILL]] : tensor<8xf32>
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK: call @trellis_coll_pmean_groups_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[ZERO]], %{{.*}}, %{{.*}})
+// CHECK-NOT: arith.divf
+// CHECK: return
+// UPSTREAM-LABEL: func.func @pmean
+// UPSTREAM: mpi.allreduce
+// UPSTREAM: %[[SUM:.*]] = bufferization.to_tensor
+// UPSTREAM: %[[N:.*]] = call @trellis_coll_axis_size() : () -> i64
+// UPSTREAM: %[[NF:.*]] = arith.sitofp %{{.*}} : i64 to f32
+// UPSTREAM: %[[FILL:.*]] = linalg.fill ins(%[[NF]] : f32)
+// UPSTREAM: arith.divf %[[SUM]], %[[FILL]] : tensor<8xf32>
 func.func @pmean(%x: tensor<8xf32>) -> tensor<8xf32> {
   %0 = coll.pmean %x {axis = "batch"} : tensor<8xf32>
   return %0 : tensor<8xf32>
@@ -69,7 +100,7 @@ func.func @pmean(%x: tensor<8xf32>) -> tensor<8xf32> {
 // in its errors).
 // CHECK-LABEL: func.func @pmean_groups
 // CHECK: %[[SIZE:.*]] = arith.constant 2 : i64
-// CHECK: call @trellis_coll_pmean_groups_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[SIZE]], %{{.*}})
+// CHECK: call @trellis_coll_pmean_groups_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[SIZE]], %{{.*}}, %{{.*}})
 // CHECK-NOT: linalg.fill
 // CHECK-NOT: arith.divf
 // CHECK: return
@@ -90,7 +121,7 @@ func.func @ppermute(%x: tensor<4xf64>) -> tensor<4xf64> {
 // CHECK-LABEL: func.func @all_gather_dim0
 // CHECK: %[[STACK:.*]] = memref.alloc() : memref<4x2x3xf32>
 // CHECK: %[[N:.*]] = arith.constant 4 : i64
-// CHECK: call @trellis_coll_all_gather_f32(%{{.*}}, %{{.*}}, %[[N]], %{{.*}})
+// CHECK: call @trellis_coll_all_gather_f32(%{{.*}}, %{{.*}}, %[[N]], %{{.*}}, %{{.*}})
 // CHECK: %[[T:.*]] = bufferization.to_tensor %[[STACK]]
 // CHECK-NOT: linalg.transpose
 // CHECK: tensor.collapse_shape %[[T]] {{\[\[}}0, 1], [2]] : tensor<4x2x3xf32> into tensor<8x3xf32>
@@ -113,7 +144,7 @@ func.func @all_gather_dim1(%x: tensor<2x3xf32>) -> tensor<2x12xf32> {
 // CHECK-LABEL: func.func @adasum
 // CHECK: arith.constant dense<> : tensor<0xi64>
 // CHECK: %[[ZERO:.*]] = arith.constant 0 : i64
-// CHECK: call @trellis_coll_adasum_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[ZERO]], %{{.*}})
+// CHECK: call @trellis_coll_adasum_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[ZERO]], %{{.*}}, %{{.*}})
 func.func @adasum(%x: tensor<16xf32>) -> tensor<16xf32> {
   %0 = coll.adasum %x {axis = "batch"} : tensor<16xf32>
   return %0 : tensor<16xf32>

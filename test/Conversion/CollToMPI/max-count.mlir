@@ -1,12 +1,14 @@
 // convert-coll-to-mpi{max-count=N}: MPI counts are 32-bit ints (the upstream
-// lowering truncates the memref's size to i32), so an upstream allreduce of
-// more than max-count elements (default 2^31 - 1) runs as an scf.for over
+// lowering truncates the memref's size to i32). The runtime's collectives
+// (all of them by default) get max-count as their next to last argument and
+// split their calls. With upstream-allreduce, an upstream allreduce of more
+// than max-count elements (default 2^31 - 1) runs as an scf.for over
 // subviews of at most max-count elements, the count kept in `index` (i64)
-// until the last piece; the runtime's collectives get max-count as their
-// last argument. Every mpi.allreduce's return code goes to
+// until the last piece. Every mpi.allreduce's return code goes to
 // trellis_coll_check_result with the name and location of the collective.
-// RUN: trellis-opt %s -split-input-file --convert-coll-to-mpi="max-count=4" | FileCheck %s
-// RUN: trellis-opt %s -split-input-file --convert-coll-to-mpi | FileCheck %s --check-prefix=DEFAULT
+// RUN: trellis-opt %s -split-input-file --convert-coll-to-mpi="max-count=4 upstream-allreduce" | FileCheck %s
+// RUN: trellis-opt %s -split-input-file --convert-coll-to-mpi=upstream-allreduce | FileCheck %s --check-prefix=DEFAULT
+// RUN: trellis-opt %s -split-input-file --convert-coll-to-mpi="max-count=4" | FileCheck %s --check-prefix=RUNTIME
 // RUN: not trellis-opt %s -split-input-file --convert-coll-to-mpi="max-count=0" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not trellis-opt %s -split-input-file --convert-coll-to-mpi="max-count=2147483648" 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: error: convert-coll-to-mpi: max-count must lie in [1, 2147483647], got {{0|2147483648}}
@@ -38,6 +40,12 @@
 // DEFAULT: %[[RV:.*]] = mpi.allreduce(%{{.*}}, %{{.*}}, MPI_SUM, %{{.*}}) : memref<10xf32>, memref<10xf32> -> !mpi.retval
 // DEFAULT: %[[RC:.*]] = builtin.unrealized_conversion_cast %[[RV]] : !mpi.retval to i32
 // DEFAULT: call @trellis_coll_check_result(%[[RC]], %{{.*}})
+// Through the runtime (the default), no loop: max-count goes to the call.
+// RUNTIME-LABEL: func.func @psum_pieces
+// RUNTIME-NOT: scf.for
+// RUNTIME-NOT: mpi.allreduce
+// RUNTIME: %[[M:.*]] = arith.constant 4 : i64
+// RUNTIME: call @trellis_coll_psum_groups_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[M]], %{{.*}})
 func.func @psum_pieces(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
   %0 = coll.psum %x {axis = "batch"} : tensor<2x5xf32>
   return %0 : tensor<2x5xf32>
@@ -68,21 +76,21 @@ func.func @pmean_pieces(%x: tensor<6xf32>) -> tensor<6xf32> {
   return %0 : tensor<6xf32>
 }
 
-// The runtime's collectives get max-count last.
+// The runtime's collectives get max-count next to last (the location last).
 // CHECK-LABEL: func.func @runtime
 // CHECK: %[[M1:.*]] = arith.constant 4 : i64
-// CHECK: call @trellis_coll_psum_groups_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[M1]])
+// CHECK: call @trellis_coll_psum_groups_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[M1]], %{{.*}})
 // CHECK: %[[M2:.*]] = arith.constant 4 : i64
-// CHECK: call @trellis_coll_pmean_groups_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[M2]])
+// CHECK: call @trellis_coll_pmean_groups_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[M2]], %{{.*}})
 // CHECK: %[[M3:.*]] = arith.constant 4 : i64
-// CHECK: call @trellis_coll_ppermute_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[M3]])
+// CHECK: call @trellis_coll_ppermute_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[M3]], %{{.*}})
 // CHECK: %[[M4:.*]] = arith.constant 4 : i64
-// CHECK: call @trellis_coll_all_gather_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[M4]])
+// CHECK: call @trellis_coll_all_gather_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[M4]], %{{.*}})
 // CHECK: %[[M5:.*]] = arith.constant 4 : i64
-// CHECK: call @trellis_coll_adasum_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[M5]])
+// CHECK: call @trellis_coll_adasum_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[M5]], %{{.*}})
 // DEFAULT-LABEL: func.func @runtime
 // DEFAULT: %[[M:.*]] = arith.constant 2147483647 : i64
-// DEFAULT: call @trellis_coll_psum_groups_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[M]])
+// DEFAULT: call @trellis_coll_psum_groups_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[M]], %{{.*}})
 func.func @runtime(%x: tensor<10xf32>) -> (tensor<10xf32>, tensor<10xf32>, tensor<10xf32>, tensor<20xf32>, tensor<10xf32>) {
   %0 = coll.psum %x {axis = "batch", groups = dense<[[0, 1]]> : tensor<1x2xi64>} : tensor<10xf32>
   %1 = coll.pmean %x {axis = "batch", groups = dense<[[0, 1]]> : tensor<1x2xi64>} : tensor<10xf32>

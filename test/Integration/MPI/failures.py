@@ -8,9 +8,10 @@
   with groups it names coll.pmean.
 * A 4-rank ring of ppermute (its pairs name ranks 0-3) run on 5 ranks, where
   rank 4 would silently get zeros, and on 3, where a pair names rank 3.
-* An MPI call of the lowered code that fails (the upstream allreduce of a
-  psum; a preloaded MPI_Allreduce returns MPI_ERR_COUNT): the job ends, and
-  the message names the collective and its location.
+* An MPI call of the lowered code that fails (the runtime's MPI_Iallreduce
+  of a psum, and with convert-coll-to-mpi{upstream-allreduce} the upstream
+  MPI_Allreduce; preloaded ones return MPI_ERR_COUNT): the job ends, and the
+  message names the collective and its location.
 
 usage: failures.py WORKDIR
 """
@@ -84,25 +85,38 @@ expect_failure("ppermute_fewer_ranks", 3, "ring",
                "coll.ppermute: the pair [2, 3] names a rank the job does not "
                "have (3 ranks)")
 
-# The lowered psum's MPI_Allreduce fails (a preloaded MPI_Allreduce returns
-# MPI_ERR_COUNT): the job ends naming the collective and its location.
+# The lowered psum's allreduce fails (preloaded MPI_Allreduce and
+# MPI_Iallreduce return MPI_ERR_COUNT): the job ends naming the collective
+# and its location; the same through the upstream lowering, lowered first by
+# trellis-opt.
 shim = os.path.join(workdir, "failing_allreduce.so")
 subprocess.run(["mpicc", "-shared", "-fPIC", "-o", shim,
                 os.path.join(os.path.dirname(__file__), "Inputs",
                              "failing_allreduce.c")], check=True)
-# mpirun's environment reaches the ranks it starts on this host.
-saved = os.environ.get("LD_PRELOAD")
-os.environ["LD_PRELOAD"] = ":".join(p for p in (shim, saved) if p)
-try:
-    proc, _, seconds, cmd = mpi.MpiJob(
-        os.path.join(workdir, "failing_allreduce"), 2).launch(
-            model, "sum", [[good]] * 2, timeout=120)
-finally:
-    if saved is None:
-        del os.environ["LD_PRELOAD"]
-    else:
-        os.environ["LD_PRELOAD"] = saved
-jobs.expect_failure(check, "failing_allreduce", proc, seconds, cmd, LIMIT,
-                    marker="coll.psum (model.mlir:3:8): MPI_Allreduce failed: "
-                    "MPI_ERR_COUNT", one_line=False)
+upstream = os.path.join(workdir, "upstream.mlir")
+subprocess.run(["trellis-opt", model, "--convert-coll-to-mpi=upstream-allreduce",
+                "-o", upstream], check=True)
+
+
+def failing_allreduce(name, path, call):
+    """Runs @sum of `path` with the failing allreduces preloaded; the error
+    names `call`."""
+    # mpirun's environment reaches the ranks it starts on this host.
+    saved = os.environ.get("LD_PRELOAD")
+    os.environ["LD_PRELOAD"] = ":".join(p for p in (shim, saved) if p)
+    try:
+        proc, _, seconds, cmd = mpi.MpiJob(os.path.join(workdir, name), 2).launch(
+            path, "sum", [[good]] * 2, timeout=120)
+    finally:
+        if saved is None:
+            del os.environ["LD_PRELOAD"]
+        else:
+            os.environ["LD_PRELOAD"] = saved
+    jobs.expect_failure(check, name, proc, seconds, cmd, LIMIT,
+                        marker=f"coll.psum (model.mlir:3:8): {call} failed: "
+                        "MPI_ERR_COUNT", one_line=False)
+
+
+failing_allreduce("failing_allreduce", model, "MPI_Iallreduce")
+failing_allreduce("failing_allreduce_upstream", upstream, "MPI_Allreduce")
 check.finish()

@@ -3,12 +3,13 @@
 `convert-coll-to-mpi{max-count=5}` by trellis-opt so that 21- and 23-element
 buffers need 5 pieces, the last one short, then run by trellis-run on `ranks`
 ranks, against the NumPy references of their semantics (docs/spec.md): psum
-(the upstream allreduce in an scf.for over subviews) and pmean without
-groups, psum and pmean with groups, ppermute (a cycle), all_gather along dims
-0 and 1, Adasum (halving rounds of 12 and 11, 6 and 5, ... elements, and the
-extra ranks' vectors for 3 ranks). The same model lowered with the default
-max-count (one call each) must give the same bits for ppermute, all_gather
-and Adasum, which move or combine the same elements either way.
+and pmean without groups, psum and pmean with groups, ppermute (a cycle),
+all_gather along dims 0 and 1, Adasum (halving rounds of 12 and 11, 6 and 5,
+... elements, and the extra ranks' vectors for 3 ranks). psum and pmean
+without groups also through the upstream allreduce (`upstream-allreduce`: an
+scf.for over subviews). The same model lowered with the default max-count
+(one call each) must give the same bits for ppermute, all_gather and Adasum,
+which move or combine the same elements either way.
 
 usage: pieces.py WORKDIR RANKS DTYPE
 """
@@ -76,8 +77,10 @@ def lower(options, name):
 
 
 pieces = lower("max-count=5", f"pieces_np{n}_{T}.max5.mlir")
+upstream = lower("max-count=5 upstream-allreduce",
+                 f"pieces_np{n}_{T}.max5.upstream.mlir")
 whole = lower("", f"pieces_np{n}_{T}.whole.mlir")
-with open(pieces) as f:
+with open(upstream) as f:
     check.expect(f"np{n}.{T}.lowered_in_pieces", "scf.for" in f.read(),
                  "the upstream allreduce runs in an scf.for")
 
@@ -88,6 +91,8 @@ outs = mpi.MpiJob(os.path.join(workdir, "max5"), n).run(
     pieces, "main", inputs, results=len(results))
 ref = mpi.MpiJob(os.path.join(workdir, "whole"), n).run(
     whole, "main", inputs, results=len(results))
+up = mpi.MpiJob(os.path.join(workdir, "max5_upstream"), n).run(
+    upstream, "main", inputs, results=len(results))
 
 total = sum(x.astype(np.float64) for x in xs)
 grouped = mpi.psum_groups(xs, groups)
@@ -101,6 +106,8 @@ for r in range(n):
     tag = f"np{n}.{T}.rank{r}"
     check.close(f"{tag}.psum", o[0], total)
     check.close(f"{tag}.pmean", o[1], total / n)
+    check.close(f"{tag}.psum_upstream", up[r][0], total)
+    check.close(f"{tag}.pmean_upstream", up[r][1], total / n)
     check.close(f"{tag}.psum_groups", o[2], grouped[r])
     check.close(f"{tag}.pmean_groups", o[3], grouped[r] / sizes[r])
     check.close(f"{tag}.ppermute_cycle", o[4], cyc[r])

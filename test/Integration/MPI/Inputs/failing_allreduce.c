@@ -1,7 +1,9 @@
-/* An MPI_Allreduce that fails as a count over 2^31 made the real one fail
- * (failures.py preloads it into trellis-run): it returns MPI_ERR_COUNT and
- * leaves the receive buffer alone. Compiled code whose call is unchecked
- * continues with whatever that buffer held. */
+/* MPI_Allreduce and MPI_Iallreduce that fail as a count over 2^31 made the
+ * real ones fail (failures.py preloads them into trellis-run): they return
+ * MPI_ERR_COUNT and leave the receive buffer alone. Compiled code whose call
+ * is unchecked continues with whatever that buffer held. The runtime's psum
+ * calls MPI_Iallreduce, the upstream lowering (upstream-allreduce)
+ * MPI_Allreduce. */
 #include <mpi.h>
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
@@ -13,4 +15,11 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
   (void)op;
   (void)comm;
   return MPI_ERR_COUNT;
+}
+
+int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
+                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                   MPI_Request *request) {
+  (void)request;
+  return MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 }
