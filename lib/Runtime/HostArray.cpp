@@ -3,12 +3,14 @@
 #include "trellis/Runtime/HostArray.h"
 
 #include "RuntimeError.h"
+#include "trellis/Runtime/ByteSize.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemAlloc.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
 #include <cstring>
 
 using namespace trellis::runtime;
@@ -43,8 +45,13 @@ trellis::runtime::getCheckedByteSize(llvm::ArrayRef<int64_t> shape,
 HostArray::HostArray(DType dtype, llvm::ArrayRef<int64_t> shape,
                      int64_t numElements)
     : dtype(dtype), shape(shape), numElements(numElements) {
+  // Not llvm::allocate_buffer: a host out of memory (or under `ulimit -v`)
+  // is an error of create(), not LLVM's fatal "out of memory".
+  void *storage = nullptr;
   size_t size = getAllocationSize(getByteSize());
-  data = static_cast<char *>(llvm::allocate_buffer(size, kAlignment));
+  if (::posix_memalign(&storage, kAlignment, size) != 0)
+    return;
+  data = static_cast<char *>(storage);
   std::memset(data, 0, size);
 }
 
@@ -54,7 +61,12 @@ llvm::Expected<HostArray> HostArray::create(DType dtype,
       getCheckedByteSize(shape, getByteWidth(dtype));
   if (!bytes)
     return makeError("invalid array shape " + formatShape(shape));
-  return HostArray(dtype, shape, *bytes / getByteWidth(dtype));
+  HostArray array(dtype, shape, *bytes / getByteWidth(dtype));
+  if (!array.data)
+    return makeError("out of memory: allocating " + formatBytes(*bytes) +
+                     " for a " + getNumpyName(dtype) + " array of shape " +
+                     formatShape(shape));
+  return array;
 }
 
 HostArray::HostArray(HostArray &&other) noexcept
@@ -67,8 +79,7 @@ HostArray::HostArray(HostArray &&other) noexcept
 HostArray &HostArray::operator=(HostArray &&other) noexcept {
   if (this == &other)
     return *this;
-  if (data)
-    llvm::deallocate_buffer(data, getAllocationSize(getByteSize()), kAlignment);
+  std::free(data);
   dtype = other.dtype;
   shape = std::move(other.shape);
   numElements = other.numElements;
@@ -78,15 +89,21 @@ HostArray &HostArray::operator=(HostArray &&other) noexcept {
   return *this;
 }
 
-HostArray::~HostArray() {
-  if (data)
-    llvm::deallocate_buffer(data, getAllocationSize(getByteSize()), kAlignment);
+HostArray::~HostArray() { std::free(data); }
+
+llvm::Expected<HostArray> HostArray::tryClone() const {
+  llvm::Expected<HostArray> copy = create(dtype, shape);
+  if (!copy)
+    return copy.takeError();
+  std::memcpy(copy->data, data, getByteSize());
+  return copy;
 }
 
 HostArray HostArray::clone() const {
-  HostArray copy(dtype, shape, numElements);
-  std::memcpy(copy.data, data, getByteSize());
-  return copy;
+  llvm::Expected<HostArray> copy = tryClone();
+  if (!copy)
+    llvm::report_fatal_error(llvm::Twine(llvm::toString(copy.takeError())));
+  return std::move(*copy);
 }
 
 std::string trellis::runtime::formatShape(llvm::ArrayRef<int64_t> shape) {

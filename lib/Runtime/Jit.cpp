@@ -533,8 +533,12 @@ JitModule::call(llvm::StringRef entryName, llvm::ArrayRef<HostArray> inputs,
     return std::move(err);
   // The program may write into its arguments: give it copies.
   llvm::SmallVector<HostArray> args;
-  for (const HostArray &input : inputs)
-    args.push_back(input.clone());
+  for (const HostArray &input : inputs) {
+    llvm::Expected<HostArray> copy = input.tryClone();
+    if (!copy)
+      return copy.takeError();
+    args.push_back(std::move(*copy));
+  }
   return callEntry(*entry, args, stats);
 }
 

@@ -231,12 +231,13 @@ readResult(unsigned index, const BoundaryValue &value, const char *base) {
   }
   Descriptor desc = readDescriptor(base, value.getRank());
   llvm::Expected<HostArray> array = HostArray::create(value.dtype, desc.sizes);
-  if (!array || !value.accepts(*array)) {
-    llvm::consumeError(array.takeError());
+  if (!array)
+    return makeError("result " + llvm::Twine(index) + " of type " +
+                     value.typeName + ": " + llvm::toString(array.takeError()));
+  if (!value.accepts(*array))
     return makeError("result " + llvm::Twine(index) + " of type " +
                      value.typeName + " came back with sizes " +
                      formatShape(desc.sizes));
-  }
   copyOut(desc, *array);
   return array;
 }

@@ -30,7 +30,9 @@ namespace trellis::runtime {
 /// code as is.
 class HostArray {
 public:
-  /// Creates a zero-filled array. Fails when the byte size overflows.
+  /// Creates a zero-filled array. Fails when the byte size overflows or the
+  /// memory cannot be allocated ("out of memory: allocating 381.5 MiB for
+  /// a float32 array of shape (100000000,)").
   static llvm::Expected<HostArray> create(DType dtype,
                                           llvm::ArrayRef<int64_t> shape);
 
@@ -40,7 +42,10 @@ public:
   HostArray &operator=(const HostArray &) = delete;
   ~HostArray();
 
-  /// Returns a deep copy.
+  /// Returns a deep copy, or create()'s error.
+  llvm::Expected<HostArray> tryClone() const;
+  /// Returns a deep copy; a copy that cannot be allocated is a fatal error
+  /// (for arrays the host already holds several of; tryClone otherwise).
   HostArray clone() const;
 
   DType getDType() const { return dtype; }
