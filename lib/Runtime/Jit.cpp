@@ -11,7 +11,6 @@
 #include "RuntimeError.h"
 #include "RuntimeLibraries.h"
 #include "trellis/Conversion/Profile/ProfileOps.h"
-#include "trellis/Dialect/Coll/IR/Coll.h"
 #include "trellis/ExecutionEngine/CollectivesRuntime.h"
 #include "trellis/InitAll.h"
 #include "trellis/Pipelines/Pipelines.h"
@@ -93,18 +92,6 @@ static void initializeOnce() {
   (void)initialized;
 }
 
-/// Returns true if `module` has an op of the coll dialect.
-static bool hasCollectives(mlir::ModuleOp module) {
-  return module
-      .walk([](mlir::Operation *op) {
-        return llvm::isa_and_present<trellis::coll::CollDialect>(
-                   op->getDialect())
-                   ? mlir::WalkResult::interrupt()
-                   : mlir::WalkResult::advance();
-      })
-      .wasInterrupted();
-}
-
 llvm::Error trellis::runtime::lowerToLLVMDialect(mlir::ModuleOp module,
                                                 const CompileOptions &options) {
   initializeOnce();
@@ -115,9 +102,8 @@ llvm::Error trellis::runtime::lowerToLLVMDialect(mlir::ModuleOp module,
   if (options.pipeline.empty()) {
     trellis::buildLowerToLLVMPipeline(pm, options);
   } else {
-    if (options.checkCollectives && hasCollectives(module))
-      return makeError("collective checks need the Trellis lowering "
-                       "pipeline, not a custom one");
+    // The lowering options (checkCollectives among them, on by default) do
+    // not apply to a pipeline of one's own.
     std::string message;
     llvm::raw_string_ostream os(message);
     if (mlir::failed(mlir::parsePassPipeline(options.pipeline, pm, os)))
@@ -224,8 +210,8 @@ JitModule::compileModule(mlir::ModuleOp module, const CompileOptions &options) {
 static void startCollectives(const trellis::CompileOptions &options) {
   trellis_coll_init();
   // Every rank compiles: a point where all of them are, for the checks'
-  // communicator to be created.
-  if (options.checkCollectives)
+  // communicator to be created. (A pipeline of one's own has no checks.)
+  if (options.checkCollectives && options.pipeline.empty())
     trellis_coll_enable_checks();
 }
 
