@@ -13,6 +13,7 @@
 #include "trellis/Runtime/Npy.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CRC.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
@@ -82,6 +83,7 @@ llvm::Expected<NamedArrays> trellis::runtime::parseNpz(StringRef bytes) {
   if (dirOffset == 0xffffffffu)
     return makeError("ZIP64 archives are not supported");
   NamedArrays arrays;
+  llvm::StringSet<> names;
   size_t at = dirOffset;
   for (uint16_t i = 0; i < entries; ++i) {
     if (at + 46 > bytes.size() || u32(bytes, at) != kCentralMagic)
@@ -128,6 +130,11 @@ llvm::Expected<NamedArrays> trellis::runtime::parseNpz(StringRef bytes) {
                        "': " + llvm::toString(array.takeError()));
     StringRef base(name);
     base.consume_back(".npy");
+    // NumPy's reader keeps the last of two members of one name, a first-
+    // wins reader the first: neither is right, so neither is taken.
+    if (!names.insert(base).second)
+      return makeError("corrupt .npz archive: two members are named '" + base +
+                       "'");
     arrays.emplace_back(base.str(), std::move(*array));
   }
   return arrays;
