@@ -24,13 +24,21 @@ trellis::train::readCheckpoint(llvm::StringRef checkpointPath, uint64_t seed,
   std::map<std::string, HostArray *> byName;
   for (auto &[name, array] : *checkpoint)
     byName[name] = &array;
-  if (!byName.count("step") || byName["step"]->getDType() != DType::I64 ||
-      !byName.count("seed") || byName["seed"]->getDType() != DType::I64)
+  // `step` and `seed` are int64 scalars (rank 0, one element), as written.
+  auto isScalarI64 = [&](const char *name) {
+    auto it = byName.find(name);
+    return it != byName.end() && it->second->getDType() == DType::I64 &&
+           it->second->getRank() == 0 && it->second->getNumElements() == 1;
+  };
+  if (!isScalarI64("step") || !isScalarI64("seed"))
     return fail("'" + checkpointPath +
                 "' is not a trellis-train checkpoint "
-                "(no int64 'step' and 'seed')");
+                "(no int64 scalars 'step' and 'seed')");
   Checkpoint result;
   result.step = *reinterpret_cast<int64_t *>(byName["step"]->getData());
+  if (result.step < 0 || result.step > kMaxCheckpointStep)
+    return fail("'" + checkpointPath + "' holds step " + Twine(result.step) +
+                ", not a number of steps (0 to 2^53)");
   uint64_t savedSeed = *reinterpret_cast<uint64_t *>(byName["seed"]->getData());
   if (savedSeed != seed)
     return fail("'" + checkpointPath + "' was written with --seed=" +
@@ -42,7 +50,11 @@ trellis::train::readCheckpoint(llvm::StringRef checkpointPath, uint64_t seed,
     if (llvm::Error err = checkBinding(param.value, *byName[name]))
       return fail("'" + checkpointPath + "' " + name + ": " +
                   llvm::toString(std::move(err)));
-    result.params.push_back(byName[name]->clone());
+    llvm::Expected<HostArray> copy = byName[name]->tryClone();
+    if (!copy)
+      return fail("'" + checkpointPath + "' " + name + ": " +
+                  llvm::toString(copy.takeError()));
+    result.params.push_back(std::move(*copy));
   }
   return result;
 }

@@ -29,9 +29,14 @@ struct Checkpoint {
   llvm::SmallVector<runtime::HostArray> params;
 };
 
+/// The largest step a checkpoint may hold: 2^53 (a float64 counts every
+/// step exactly; no run gets near it).
+inline constexpr int64_t kMaxCheckpointStep = int64_t(1) << 53;
+
 /// Reads the checkpoint at `path` of a run with seed `seed`; every
-/// parameter must bind to `trainStep`'s. An error names the file and what is
-/// missing or different.
+/// parameter must bind to `trainStep`'s, `step` and `seed` must be int64
+/// scalars, and `step` between 0 and kMaxCheckpointStep. An error names the
+/// file and what is missing or different.
 llvm::Expected<Checkpoint> readCheckpoint(llvm::StringRef path, uint64_t seed,
                                           const StepFunction &trainStep);
 
