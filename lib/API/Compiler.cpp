@@ -7,6 +7,7 @@
 #include "StridedCopy.h"
 
 #include "trellis/InitAll.h"
+#include "trellis/Runtime/InputFile.h"
 #include "trellis/Runtime/Jit.h"
 #include "trellis/Utils/Nesting.h"
 
@@ -126,11 +127,11 @@ llvm::Expected<Module> Compiler::parseModule(llvm::StringRef text,
 }
 
 llvm::Expected<Module> Compiler::loadModule(llvm::StringRef path) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-      llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/true);
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> file =
+      runtime::readRegularFile(path, /*isText=*/true, /*allowStdin=*/true);
   if (!file)
     return api::makeError("cannot read " + path + ": " +
-                          file.getError().message());
+                          llvm::toString(file.takeError()));
   return parseModule((*file)->getBuffer(), path);
 }
 

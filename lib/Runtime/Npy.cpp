@@ -10,6 +10,7 @@
 #include "trellis/Runtime/Npy.h"
 
 #include "RuntimeError.h"
+#include "trellis/Runtime/InputFile.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
@@ -234,11 +235,10 @@ llvm::Expected<HostArray> trellis::runtime::parseNpy(StringRef bytes) {
 }
 
 llvm::Expected<HostArray> trellis::runtime::readNpy(StringRef path) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                  /*RequiresNullTerminator=*/false);
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      readRegularFile(path);
   if (!buffer)
-    return makeError("cannot open: " + buffer.getError().message());
+    return buffer.takeError();
   return parseNpy((*buffer)->getBuffer());
 }
 

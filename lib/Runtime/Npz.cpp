@@ -10,6 +10,7 @@
 #include "trellis/Runtime/Npz.h"
 
 #include "RuntimeError.h"
+#include "trellis/Runtime/InputFile.h"
 #include "trellis/Runtime/Npy.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -141,12 +142,11 @@ llvm::Expected<NamedArrays> trellis::runtime::parseNpz(StringRef bytes) {
 }
 
 llvm::Expected<NamedArrays> trellis::runtime::readNpz(StringRef path) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                  /*RequiresNullTerminator=*/false);
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      readRegularFile(path);
   if (!buffer)
-    return makeError("cannot read '" + path + "': " +
-                     buffer.getError().message());
+    return makeError("cannot read '" + path +
+                     "': " + llvm::toString(buffer.takeError()));
   llvm::Expected<NamedArrays> arrays = parseNpz((*buffer)->getBuffer());
   if (!arrays)
     return makeError("'" + path + "': " + llvm::toString(arrays.takeError()));

@@ -3,12 +3,12 @@
 #include "trellis/Tools/ModuleFile.h"
 
 #include "trellis/InitAll.h"
+#include "trellis/Runtime/InputFile.h"
 #include "trellis/Utils/Nesting.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 using namespace trellis::tools;
@@ -16,12 +16,12 @@ using namespace trellis::tools;
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 trellis::tools::loadModule(llvm::StringRef filename, mlir::MLIRContext &context,
                            llvm::SourceMgr &sourceMgr) {
-  std::string message;
-  std::unique_ptr<llvm::MemoryBuffer> file =
-      mlir::openInputFile(filename, &message);
-  if (!file)
-    return llvm::createStringError("cannot open '" + filename +
-                                   "': " + message);
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> read =
+      runtime::readRegularFile(filename, /*isText=*/true, /*allowStdin=*/true);
+  if (!read)
+    return llvm::createStringError("'" + filename +
+                                   "': " + llvm::toString(read.takeError()));
+  std::unique_ptr<llvm::MemoryBuffer> file = std::move(*read);
   if (llvm::Error err = trellis::checkNesting(file->getBuffer(), filename))
     return std::move(err);
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());

@@ -45,7 +45,7 @@
 // RUN: %python %S/expect_error.py trellis-run %s --entry=two --input=%t/missing.npy --input=%t/b.npy 2>&1 | FileCheck %s --check-prefix=CHECK-MISSING
 // CHECK-MISSING: LAST: trellis-run: error: input 0 ('{{.*}}missing.npy'): cannot open: No such file or directory{{$}}
 // RUN: %python %S/expect_error.py trellis-run %s --entry=two --input=%t --input=%t/b.npy 2>&1 | FileCheck %s --check-prefix=CHECK-DIR
-// CHECK-DIR: LAST: trellis-run: error: input 0 ('{{.*}}'): cannot open: {{.*}}
+// CHECK-DIR: LAST: trellis-run: error: input 0 ('{{.*}}'): not a regular file (a directory){{$}}
 //
 // RUN: %python %S/npy_tool.py corrupt empty %t/empty.npy
 // RUN: %python %S/expect_error.py trellis-run %s --entry=two --input=%t/empty.npy --input=%t/b.npy 2>&1 | FileCheck %s --check-prefix=CHECK-EMPTY
@@ -95,7 +95,7 @@
 //
 // IR that is missing, malformed, invalid, or cannot be lowered or linked.
 // RUN: %python %S/expect_error.py trellis-run %t/missing.mlir --entry=f 2>&1 | FileCheck %s --check-prefix=CHECK-NO-IR
-// CHECK-NO-IR: LAST: trellis-run: error: cannot open '{{.*}}missing.mlir': No such file or directory{{$}}
+// CHECK-NO-IR: LAST: trellis-run: error: '{{.*}}missing.mlir': cannot open: No such file or directory{{$}}
 // RUN: %python %S/expect_error.py trellis-run %S/Inputs/parse_error.mlir --entry=f 2>&1 | FileCheck %s --check-prefix=CHECK-PARSE
 // CHECK-PARSE: LAST: trellis-run: error: cannot parse '{{.*}}parse_error.mlir'{{$}}
 // RUN: %python %S/expect_error.py trellis-run %S/Inputs/verify_error.mlir --entry=f 2>&1 | FileCheck %s --check-prefix=CHECK-VERIFY
