@@ -108,11 +108,21 @@ void TrainingReport::startTiming(int64_t step) {
   started = std::chrono::steady_clock::now();
 }
 
+/// `value` as a JSON number with `digits` significant digits, or null if it
+/// is NaN or infinite (JSON has neither).
+static std::string formatJsonNumber(double value, int digits) {
+  if (!std::isfinite(value))
+    return "null";
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%.*g", digits, value);
+  return text;
+}
+
 void TrainingReport::reportLoss(int64_t step, double loss) {
   losses.push_back({step, loss});
   if (leader) {
     *metrics << "{\"step\": " << step
-             << ", \"loss\": " << llvm::format("%.8g", loss) << "}\n";
+             << ", \"loss\": " << formatJsonNumber(loss, 8) << "}\n";
     metrics->flush();
   }
   printProgress(step, loss);
@@ -128,7 +138,7 @@ void TrainingReport::reportEval(int64_t step, llvm::ArrayRef<std::string> names,
   out << "eval at step " << step << ":";
   for (auto [i, v] : llvm::enumerate(values)) {
     *metrics << (i ? ", " : "") << "\"" << names[i]
-             << "\": " << llvm::format("%.6g", v);
+             << "\": " << formatJsonNumber(v, 6);
     out << " " << names[i] << " " << llvm::format("%.4f", v);
   }
   *metrics << "}}\n";
