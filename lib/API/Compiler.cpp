@@ -7,7 +7,7 @@
 #include "StridedCopy.h"
 
 #include "trellis/InitAll.h"
-#include "trellis/Runtime/InputFile.h"
+#include "trellis/Runtime/Files.h"
 #include "trellis/Runtime/Jit.h"
 #include "trellis/Utils/Nesting.h"
 

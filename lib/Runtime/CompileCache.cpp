@@ -4,6 +4,7 @@
 
 #include "Optimizer.h"
 #include "RuntimeError.h"
+#include "trellis/Runtime/Files.h"
 
 #include "mlir/IR/OperationSupport.h"
 #include "llvm/ADT/STLExtras.h"
@@ -419,14 +420,6 @@ static bool hasInitializers(llvm::MemoryBufferRef object) {
         return true;
   }
   return false;
-}
-
-llvm::Error trellis::runtime::writeFile(llvm::StringRef path,
-                                        llvm::StringRef bytes) {
-  return llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
-    os << bytes;
-    return llvm::Error::success();
-  });
 }
 
 void CompileCacheEntry::store(

@@ -60,11 +60,6 @@ struct CachedCode {
 /// that depend on the CPU.
 std::string getHostCPUFeatures();
 
-/// Writes `bytes` to a temporary file in `path`'s directory and renames it
-/// over `path` (llvm::writeToOutput): a reader sees the old file or the
-/// whole new one, never a part.
-llvm::Error writeFile(llvm::StringRef path, llvm::StringRef bytes);
-
 /// Returns true if compiles with `options` go through the cache: it has a
 /// directory, and neither the profiler (whose site table is built from the
 /// lowered module) nor an LLVM IR dump (a hit has no IR) is asked for.

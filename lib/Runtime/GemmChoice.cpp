@@ -5,6 +5,7 @@
 #include "CompileCache.h"
 #include "RuntimeError.h"
 #include "RuntimeLibraries.h"
+#include "trellis/Runtime/Files.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"

@@ -10,7 +10,7 @@
 #include "trellis/Runtime/Npy.h"
 
 #include "RuntimeError.h"
-#include "trellis/Runtime/InputFile.h"
+#include "trellis/Runtime/Files.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
@@ -280,16 +280,13 @@ void trellis::runtime::encodeNpy(llvm::raw_ostream &os,
 }
 
 llvm::Error trellis::runtime::writeNpy(StringRef path, const HostArray &array) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec);
-  if (ec)
-    return makeError("cannot write '" + path + "': " + ec.message());
-  encodeNpy(os, array);
-  os.close();
-  if (os.has_error()) {
-    std::string message = os.error().message();
-    os.clear_error();
-    return makeError("cannot write '" + path + "': " + message);
-  }
+  // Through a temporary file renamed into place (writeFile): a symbolic link
+  // planted at `path` is replaced, not written through.
+  if (llvm::Error err = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+        encodeNpy(os, array);
+        return llvm::Error::success();
+      }))
+    return makeError("cannot write '" + path +
+                     "': " + llvm::toString(std::move(err)));
   return llvm::Error::success();
 }

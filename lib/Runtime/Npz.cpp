@@ -10,7 +10,7 @@
 #include "trellis/Runtime/Npz.h"
 
 #include "RuntimeError.h"
-#include "trellis/Runtime/InputFile.h"
+#include "trellis/Runtime/Files.h"
 #include "trellis/Runtime/Npy.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -216,12 +216,15 @@ llvm::Error trellis::runtime::writeNpzAtomically(
   put32(archive, dirOffset);
   put16(archive, 0);
 
-  std::string temporary =
-      (path + ".tmp." + llvm::Twine(llvm::sys::Process::getProcessId())).str();
+  // A temporary of a unique name, created exclusively (never through a
+  // link planted at a predictable name), fsynced, then renamed over `path`.
+  llvm::SmallString<256> temporary;
   {
     int fd;
-    if (std::error_code ec = llvm::sys::fs::openFileForWrite(temporary, fd))
-      return makeError("cannot write '" + temporary + "': " + ec.message());
+    if (std::error_code ec = llvm::sys::fs::createUniqueFile(
+            path + ".tmp-%%%%%%%%", fd, temporary))
+      return makeError("cannot write a temporary file next to '" + path +
+                       "': " + ec.message());
     bool failed;
     {
       llvm::raw_fd_ostream os(fd, /*shouldClose=*/false);

@@ -3,7 +3,7 @@
 #include "trellis/Tools/ModuleFile.h"
 
 #include "trellis/InitAll.h"
-#include "trellis/Runtime/InputFile.h"
+#include "trellis/Runtime/Files.h"
 #include "trellis/Utils/Nesting.h"
 
 #include "mlir/IR/DialectRegistry.h"

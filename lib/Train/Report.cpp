@@ -3,6 +3,7 @@
 #include "trellis/Train/Report.h"
 
 #include "TrainError.h"
+#include "trellis/Runtime/Files.h"
 #include "trellis/Runtime/Jit.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -29,10 +30,8 @@ trellis::train::writeCurveSvg(llvm::StringRef path,
                               llvm::ArrayRef<std::pair<int64_t, double>> losses,
                               llvm::ArrayRef<std::pair<int64_t, double>> metric,
                               llvm::StringRef metricName) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec);
-  if (ec)
-    return fail("cannot write '" + path + "': " + ec.message());
+  std::string svg;
+  llvm::raw_string_ostream os(svg);
   const double W = 640, H = 400, L = 60, R = 60, T = 30, B = 40;
   double maxStep = 1, maxLoss = 1e-12, minLoss = 0;
   for (auto [s, l] : losses) {
@@ -77,6 +76,9 @@ trellis::train::writeCurveSvg(llvm::StringRef path,
     os << "\"/>\n";
   }
   os << "</svg>\n";
+  if (llvm::Error err = runtime::writeFile(path, svg))
+    return fail("cannot write '" + path +
+                "': " + llvm::toString(std::move(err)));
   return llvm::Error::success();
 }
 
@@ -84,11 +86,11 @@ llvm::Error TrainingReport::openMetrics(llvm::StringRef path, bool append) {
   metricsPath = path.str();
   if (!leader)
     return llvm::Error::success();
-  std::error_code ec;
-  metrics = std::make_unique<llvm::raw_fd_ostream>(
-      path, ec, append ? llvm::sys::fs::OF_Append : llvm::sys::fs::OF_None);
-  if (ec)
-    return fail("cannot write '" + path + "': " + ec.message());
+  // Never through a symbolic link planted at the path (O_NOFOLLOW).
+  llvm::Expected<int> fd = runtime::openNoFollow(path, append);
+  if (!fd)
+    return fail(llvm::toString(fd.takeError()));
+  metrics = std::make_unique<llvm::raw_fd_ostream>(*fd, /*shouldClose=*/true);
   return llvm::Error::success();
 }
 

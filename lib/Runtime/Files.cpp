@@ -1,10 +1,15 @@
-//===- InputFile.cpp - Reading a file the user names, whole ---------------===//
+//===- Files.cpp - Reading and writing the files a user names -------------===//
 
-#include "trellis/Runtime/InputFile.h"
+#include "trellis/Runtime/Files.h"
 
 #include "RuntimeError.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
 
 using namespace trellis::runtime;
 
@@ -49,4 +54,25 @@ trellis::runtime::readRegularFile(llvm::StringRef path, bool isText,
   if (!file)
     return makeError("cannot read: " + file.getError().message());
   return std::move(*file);
+}
+
+llvm::Error trellis::runtime::writeFile(llvm::StringRef path,
+                                        llvm::StringRef bytes) {
+  return llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+    os << bytes;
+    return llvm::Error::success();
+  });
+}
+
+llvm::Expected<int> trellis::runtime::openNoFollow(llvm::StringRef path,
+                                                   bool append) {
+  int fd = ::open(path.str().c_str(),
+                  O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC |
+                      (append ? O_APPEND : O_TRUNC),
+                  0644);
+  if (fd < 0)
+    return makeError(
+        "cannot write '" + path + "': " +
+        (errno == ELOOP ? "it is a symbolic link" : std::strerror(errno)));
+  return fd;
 }
