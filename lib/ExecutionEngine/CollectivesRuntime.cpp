@@ -623,9 +623,10 @@ std::string describeMismatch(uint64_t call,
 }
 
 /// Exchanges this rank's fingerprint with all ranks (on the runtime's
-/// communicator, within the timeout); on a disagreement the lowest rank
-/// reports it and ends the job.
-void checkAgreement(const std::string &what, const std::string &where) {
+/// communicator, within the timeout plus `extraSeconds`); on a disagreement
+/// the lowest rank reports it and ends the job.
+void checkAgreement(const std::string &what, const std::string &where,
+                    double extraSeconds = 0) {
   ensureInitialized();
   MPI_Comm comm = getRuntimeComm();
   uint64_t call = ++checkState().calls;
@@ -635,8 +636,8 @@ void checkAgreement(const std::string &what, const std::string &where) {
   MPI_Comm_size(comm, &size);
   std::vector<Fingerprint> all(size);
   {
-    // Compiled code's checks name their collective; the end of the program
-    // is in a scope of its own already.
+    // Compiled code's checks name their collective; a host's, or the end of
+    // the program, are in a scope of their own already.
     std::optional<CollectiveScope> scope;
     if (CollectiveScope::current().empty())
       scope.emplace(site(what.c_str(), where));
@@ -644,7 +645,8 @@ void checkAgreement(const std::string &what, const std::string &where) {
     check(MPI_Iallgather(&mine, sizeof(Fingerprint), MPI_BYTE, all.data(),
                          sizeof(Fingerprint), MPI_BYTE, comm, &request),
           "MPI_Iallgather (collective agreement check)");
-    waitAll(1, &request, "MPI_Iallgather (collective agreement check)");
+    waitAll(1, &request, "MPI_Iallgather (collective agreement check)",
+            extraSeconds);
   }
   if (std::all_of(all.begin(), all.end(), [&](const Fingerprint &other) {
         return sameCollective(all.front(), other);
@@ -668,6 +670,12 @@ void checkAgreement(const std::string &what, const std::string &where) {
 
 void trellis::collectives::checkMpi(int rc, const char *call) {
   check(rc, call);
+}
+
+void trellis::collectives::checkHostCollective(const char *what,
+                                               double extraSeconds) {
+  if (checkState().enabled)
+    checkAgreement(what, "", extraSeconds);
 }
 
 //===----------------------------------------------------------------------===//

@@ -28,6 +28,7 @@ int trellis::collectives::getWorldSize() {
 double trellis::collectives::sumOverRanks(double value, const char *what) {
   trellis_coll_init();
   CollectiveScope scope(what);
+  checkHostCollective(what);
   double sum = 0;
   MPI_Request request;
   checkMpi(MPI_Iallreduce(&value, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD,
@@ -40,5 +41,6 @@ double trellis::collectives::sumOverRanks(double value, const char *what) {
 void trellis::collectives::barrier(const char *what, double extraSeconds) {
   trellis_coll_init();
   CollectiveScope scope(what);
+  checkHostCollective(what, extraSeconds);
   timedBarrier(MPI_COMM_WORLD, extraSeconds);
 }

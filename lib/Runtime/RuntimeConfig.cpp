@@ -153,7 +153,8 @@ void RuntimeConfig::applyTo(CompileOptions &options) const {
     options.cacheDir = cacheDir;
   if (options.tuningDir.empty())
     options.tuningDir = tuningDir;
-  options.checkCollectives |= checkCollectives;
+  if (checkCollectives)
+    options.checkCollectives = *checkCollectives;
 }
 
 llvm::Expected<double>

@@ -135,7 +135,7 @@ TEST(CAPI, CompileOptionsDefaultsAreTheTools) {
   EXPECT_EQ(options.pipeline, nullptr);
   EXPECT_EQ(options.optLevel, 3u);
   EXPECT_EQ(options.attentionChunk, 128);
-  EXPECT_EQ(options.checkCollectives, 0);
+  EXPECT_NE(options.checkCollectives, 0);
   EXPECT_EQ(options.remat, TRELLIS_REMAT_STORE);
   EXPECT_NE(options.vectorMath, 0);
   EXPECT_NE(options.outlineLoops, 0);

@@ -69,7 +69,7 @@ TEST_F(CompileCacheKey, EveryOptionOfTheCodeChangesIt) {
   using Change = std::function<void(CompileOptions &)>;
   std::vector<std::pair<const char *, Change>> changes = {
       {"attentionChunk", [](auto &o) { o.attentionChunk = 64; }},
-      {"checkCollectives", [](auto &o) { o.checkCollectives = true; }},
+      {"checkCollectives", [](auto &o) { o.checkCollectives = false; }},
       {"remat.policy",
        [](auto &o) { o.remat.policy = trellis::ad::RematPolicy::Every; }},
       {"remat.every", [](auto &o) { o.remat.every = 3; }},

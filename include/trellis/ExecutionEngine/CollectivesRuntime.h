@@ -62,8 +62,9 @@ void trellis_coll_abort_if_initialized(int code);
 
 /// Turns on the agreement checks of `convert-coll-to-mpi{check-agreement}`
 /// for this process (call it where all ranks are, e.g. right after
-/// compiling): trellis_coll_finalize then checks that no rank is still about
-/// to run a collective. Initializes MPI if needed. Idempotent.
+/// compiling): the host's own collectives (HostCollectives.h) are checked
+/// too, and trellis_coll_finalize checks that no rank is still about to run
+/// a collective. Initializes MPI if needed. Idempotent.
 void trellis_coll_enable_checks();
 
 /// The check `convert-coll-to-mpi{check-agreement}` emits before every

@@ -8,8 +8,12 @@
 // Like the rest of the runtime, every function initializes MPI if needed
 // (trellis_coll_init) and checks MPI's return code; a failure prints one
 // line naming the rank and the call and aborts the whole job. The sum and
-// the barrier wait at most the collective timeout, like the compiled
-// collectives.
+// the barrier are collectives like the compiled ones: with the agreement
+// checks on (trellis_coll_enable_checks) each is checked first against what
+// the other ranks run, under its description `what` (so ranks running
+// different models, whose compiled collectives and host collectives
+// interleave differently, end with a mismatch line instead of a hang), and
+// each waits at most the collective timeout.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,7 +29,7 @@ int getWorldRank();
 int getWorldSize();
 
 /// Returns the sum of `value` over all ranks (MPI_Iallreduce of one double;
-/// every rank gets the same bits). `what` describes it in errors and
+/// every rank gets the same bits). `what` describes it in checks, errors and
 /// timeouts, e.g. "the loss's mean over the ranks (trellis-train)".
 double sumOverRanks(double value, const char *what);
 

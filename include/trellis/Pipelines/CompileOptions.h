@@ -62,8 +62,9 @@ struct CompileOptions {
   /// `attention-chunk`); 0 lowers attention whole.
   int64_t attentionChunk = 128;
   /// Check before every collective that all ranks agree on it
-  /// (convert-coll-to-mpi's `check-agreement`, docs/reliability-failures.md).
-  bool checkCollectives = false;
+  /// (convert-coll-to-mpi's `check-agreement`, docs/reliability-failures.md;
+  /// ~1 µs per collective, off for benchmarks).
+  bool checkCollectives = true;
   /// Activation storage of differentiated functions (ad-remat).
   RematOptions remat;
   /// If set, gradients of ad ops are reduced across the ranks first.

@@ -40,9 +40,12 @@ struct RuntimeConfig {
 
   //===--- Compilation and the libraries the JIT loads --------------------===//
 
-  /// TRELLIS_CHECK_COLLECTIVES: collective agreement checks, as if every
-  /// compile asked for them (CompileOptions::checkCollectives).
-  bool checkCollectives = false;
+  /// TRELLIS_CHECK_COLLECTIVES: collective agreement checks on (set, not
+  /// `0`) or off (`0`) for every compile, whatever it asked for
+  /// (CompileOptions::checkCollectives, on by default); nullopt (unset or
+  /// empty): the compile's own choice. A tool's `--check-collectives`
+  /// overrides it.
+  std::optional<bool> checkCollectives;
   /// TRELLIS_BLAS_LIBRARY: the CBLAS to load; empty for the one found when
   /// Trellis was built.
   std::string blasLibraryPath;
@@ -93,7 +96,7 @@ struct RuntimeConfig {
   /// What a JIT compile takes from the environment: the GEMM libraries'
   /// paths (applyLibraryPaths), the compile cache's directory and the
   /// tuning directory where `options` leaves them empty, and collective
-  /// checks, on if asked for.
+  /// checks, on or off if the variable says so.
   void applyTo(CompileOptions &options) const;
 };
 

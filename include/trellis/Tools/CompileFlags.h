@@ -54,10 +54,13 @@ struct LoweringFlags {
             llvm::cl::cat(category)),
         checkCollectives(
             "check-collectives",
-            llvm::cl::desc("Debug mode: before every collective, check that "
-                           "all ranks run the same one (op, dtype, shape); a "
-                           "mismatch ends the job with one line naming the "
-                           "ranks (also TRELLIS_CHECK_COLLECTIVES=1)"),
+            llvm::cl::desc("Before every collective, check that all ranks "
+                           "run the same one (op, dtype, shape); a mismatch "
+                           "ends the job with one line naming the ranks "
+                           "(on by default, ~1 us per collective: =false "
+                           "for benchmarks; unless given: "
+                           "TRELLIS_CHECK_COLLECTIVES)"),
+            llvm::cl::init(CompileOptions().checkCollectives),
             llvm::cl::cat(category)),
         remat("remat",
               llvm::cl::desc("Activations the backward pass stores (ad-remat "
@@ -169,13 +172,17 @@ struct CompileFlags {
 
   /// Sets the fields of `options` that these flags choose, then what the
   /// environment adds (`config`: collective checks, library paths, the
-  /// cache directory), then `--cache-dir` if given. Also sets the
-  /// process's collective timeout if `--collective-timeout` is given (over
-  /// TRELLIS_COLLECTIVE_TIMEOUT, which startTool has applied).
+  /// cache directory), then `--check-collectives` and `--cache-dir` if
+  /// given. Also sets the process's collective timeout if
+  /// `--collective-timeout` is given (over TRELLIS_COLLECTIVE_TIMEOUT, which
+  /// startTool has applied).
   void fill(CompileOptions &options,
             const runtime::RuntimeConfig &config) const {
     lowering.fill(options);
     config.applyTo(options);
+    // Given, the flag wins over TRELLIS_CHECK_COLLECTIVES.
+    if (lowering.checkCollectives.getNumOccurrences())
+      options.checkCollectives = lowering.checkCollectives;
     if (collectiveTimeout.getNumOccurrences())
       trellis_coll_set_timeout(collectiveTimeout);
     options.optLevel = optLevel;

@@ -198,7 +198,7 @@ result = finish(proc)
 jobs.expect_failure(check, "hung_rank", result, time.monotonic() - start, cmd,
                     30, marker="collective timeout",
                     parts=["rank 1 did not arrive within 1 s; rank 0 waits at "
-                           "coll.psum (model.mlir:"])
+                           "coll.psum f32[4] (model.mlir:"])
 
 # Every rank waits, at different points (no checks to tell them apart).
 cmd, proc = launch(2, "extra", ["--collective-timeout=1",

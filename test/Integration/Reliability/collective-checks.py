@@ -35,31 +35,12 @@ import sys
 import numpy as np
 
 from trellis_testing import jobs, mpi
+from trellis_testing.divergence import rank0_differs
 from trellis_testing.run import Checker, load_results, write_model
 
 workdir, example = sys.argv[1], sys.argv[2]
 check = Checker()
 LIMIT = 10.0
-
-
-def rank0_differs(comment, name, type_, first, others):
-    """@name(%x: type_) -> type_, in which rank 0 runs the ops `first` and
-    the other ranks the ops `others` (each ending with an scf.yield of a
-    type_)."""
-    return f"""
-// {comment}
-func.func @{name}(%x: {type_}) -> {type_} {{
-  %i = coll.axis_index {{axis = "batch"}} : index
-  %c0 = arith.constant 0 : index
-  %first = arith.cmpi eq, %i, %c0 : index
-  %r = scf.if %first -> {type_} {{
-    {first.strip()}
-  }} else {{
-    {others.strip()}
-  }}
-  return %r : {type_}
-}}
-"""
 
 
 model = write_model(workdir, rank0_differs(
@@ -178,7 +159,7 @@ def results(outdir, ranks):
 
 def expect_same(name, ranks, entry, args):
     runs = {}
-    for mode, extra, env in (("off", [], None),
+    for mode, extra, env in (("off", ["--check-collectives=false"], None),
                              ("flag", ["--check-collectives"], None),
                              ("env", [], "1")):
         if env is None:
@@ -212,7 +193,8 @@ data = os.path.join(workdir, "data")
 subprocess.run(["/usr/bin/python3", os.path.join(example, "make_data.py"), data],
                check=True, capture_output=True)
 losses = {}
-for mode, extra in (("off", []), ("on", ["--check-collectives"])):
+for mode, extra in (("off", ["--check-collectives=false"]),
+                    ("on", ["--check-collectives"])):
     out = os.path.join(workdir, f"train_{mode}")
     proc = subprocess.run(
         mpi.mpirun_command(2) + ["trellis-train", os.path.join(example, "model.mlir"),
