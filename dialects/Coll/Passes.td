@@ -25,8 +25,18 @@ def CollAverageGradients
     weights; rank `r` holds shard `r mod S`, and only gradients of matching
     shards are reduced (groups `[[d, S+d, 2S+d, …] for d < S]`).
 
+    By default every gradient is reduced, whatever it is taken with respect
+    to, data included. `wrt` lists the kinds of differentiated operands
+    whose gradients are reduced: `parameter` (an argument of the enclosing
+    function without `trellis.batch`, the training convention's
+    parameters), `batch` (an argument with `trellis.batch`: data, whose
+    gradient belongs to the rank's own examples), `other` (any other value);
+    e.g. `wrt=parameter` leaves the gradient of an adversarial input alone.
+
     Run it before `ad-differentiate`: it rewrites uses of the `ad` ops'
-    gradient results, not the derivative code.
+    gradient results, not the derivative code. A module without any
+    `ad.grad` or `ad.value_and_grad` (for instance one differentiated
+    already) is an error, not a module left as it was.
   }];
   let options = [
     Option<"reduce", "reduce", "::trellis::coll::GradientReduction",
@@ -38,7 +48,10 @@ def CollAverageGradients
     Option<"weightShards", "weight-shards", "int64_t", /*default=*/"1",
            "Number of weight shards (ranks with equal r mod S share one)">,
     Option<"ranks", "ranks", "int64_t", /*default=*/"0",
-           "Number of ranks of the job; required when weight-shards > 1">
+           "Number of ranks of the job; required when weight-shards > 1">,
+    ListOption<"wrt", "wrt", "std::string",
+               "Kinds of differentiated operands whose gradients are "
+               "reduced: parameter, batch, other (default: all)">
   ];
   let dependentDialects = [
     "::trellis::coll::CollDialect", "::mlir::arith::ArithDialect",

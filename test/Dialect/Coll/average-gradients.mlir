@@ -6,6 +6,11 @@
 // RUN: trellis-opt %s '--coll-average-gradients=weight-shards=2 ranks=4' | FileCheck %s --check-prefix=CHECK-SHARDS
 // RUN: not trellis-opt %s '--coll-average-gradients=weight-shards=2' 2>&1 | FileCheck %s --check-prefix=CHECK-NORANKS
 // RUN: not trellis-opt %s '--coll-average-gradients=reduce=sum' 2>&1 | FileCheck %s --check-prefix=CHECK-BADREDUCE
+// RUN: trellis-opt %s '--coll-average-gradients=wrt=parameter' | FileCheck %s --check-prefix=CHECK-PARAMS
+// RUN: trellis-opt %s '--coll-average-gradients=wrt=batch,other' | FileCheck %s --check-prefix=CHECK-DATA
+// RUN: not trellis-opt %s '--coll-average-gradients=wrt=params' 2>&1 | FileCheck %s --check-prefix=CHECK-BADWRT
+// After ad-differentiate there is nothing to reduce: an error naming the order.
+// RUN: not trellis-opt %s --ad-differentiate --coll-average-gradients 2>&1 | FileCheck %s --check-prefix=CHECK-ORDER
 
 func.func @loss(%w: tensor<4x3xf32>, %b: tensor<3xf32>, %x: tensor<8x4xf32>) -> (tensor<f32>, tensor<8x3xf32>) {
   %y = nn.dense %x, %w, %b : (tensor<8x4xf32>, tensor<4x3xf32>, tensor<3xf32>) -> tensor<8x3xf32>
@@ -50,3 +55,43 @@ func.func @grad(%w: tensor<4x3xf32>, %b: tensor<3xf32>, %x: tensor<8x4xf32>) -> 
 
 // CHECK-NORANKS: error: coll-average-gradients: weight-shards=2 needs ranks=N, a positive multiple of it, to form the shard groups
 // CHECK-BADREDUCE: for the --reduce option: Cannot find option named 'sum'!
+
+// The kinds of `wrt`: the gradient of a parameter (an argument without
+// trellis.batch), of data (with it) and of an intermediate. By default all
+// three are reduced.
+// CHECK-MEAN-LABEL: func.func @kinds
+// CHECK-MEAN: %[[G:.*]]:2 = ad.grad @plain_loss
+// CHECK-MEAN: %[[GW:.*]] = coll.pmean %[[G]]#0
+// CHECK-MEAN: %[[GX:.*]] = coll.pmean %[[G]]#1
+// CHECK-MEAN: %[[GH:.*]] = ad.grad @plain_loss
+// CHECK-MEAN: %[[GHR:.*]] = coll.pmean %[[GH]]
+// CHECK-MEAN: return %[[GW]], %[[GX]], %[[GHR]]
+// CHECK-PARAMS-LABEL: func.func @kinds
+// CHECK-PARAMS: %[[G:.*]]:2 = ad.grad @plain_loss
+// CHECK-PARAMS: %[[GW:.*]] = coll.pmean %[[G]]#0 {axis = "batch"} : tensor<4x3xf32>
+// CHECK-PARAMS: %[[GH:.*]] = ad.grad @plain_loss
+// CHECK-PARAMS-NOT: coll.pmean
+// CHECK-PARAMS: return %[[GW]], %[[G]]#1, %[[GH]]
+// CHECK-DATA-LABEL: func.func @kinds
+// CHECK-DATA: %[[G:.*]]:2 = ad.grad @plain_loss
+// CHECK-DATA: %[[GX:.*]] = coll.pmean %[[G]]#1 {axis = "batch"} : tensor<8x4xf32>
+// CHECK-DATA: %[[GH:.*]] = ad.grad @plain_loss
+// CHECK-DATA: %[[GHR:.*]] = coll.pmean %[[GH]] {axis = "batch"} : tensor<8x4xf32>
+// CHECK-DATA: return %[[G]]#0, %[[GX]], %[[GHR]]
+func.func private @plain_loss(%w: tensor<4x3xf32>, %b: tensor<3xf32>, %x: tensor<8x4xf32>) -> tensor<f32> {
+  %y = nn.dense %x, %w, %b : (tensor<8x4xf32>, tensor<4x3xf32>, tensor<3xf32>) -> tensor<8x3xf32>
+  %l = nn.mean %y : (tensor<8x3xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+func.func @kinds(%w: tensor<4x3xf32>, %b: tensor<3xf32>, %x: tensor<8x4xf32> {trellis.batch = "x"})
+    -> (tensor<4x3xf32>, tensor<8x4xf32>, tensor<8x4xf32>) {
+  %gw, %gx = ad.grad @plain_loss(%w, %b, %x) {argnums = array<i64: 0, 2>}
+      : (tensor<4x3xf32>, tensor<3xf32>, tensor<8x4xf32>) -> (tensor<4x3xf32>, tensor<8x4xf32>)
+  %h = arith.addf %x, %x : tensor<8x4xf32>
+  %gh = ad.grad @plain_loss(%w, %b, %h) {argnums = array<i64: 2>}
+      : (tensor<4x3xf32>, tensor<3xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %gw, %gx, %gh : tensor<4x3xf32>, tensor<8x4xf32>, tensor<8x4xf32>
+}
+
+// CHECK-BADWRT: error: coll-average-gradients: wrt: 'params' is not a kind of differentiated operand (parameter, batch, other)
+// CHECK-ORDER: error: coll-average-gradients: the module has no ad.grad or ad.value_and_grad whose gradients could be reduced; run it before ad-differentiate, which replaces them by calls of derivative functions

@@ -1,8 +1,11 @@
 //===- AverageGradients.cpp - Data-parallel gradient reduction ------------===//
 //
 // Rewrites the uses of every gradient an ad.grad / ad.value_and_grad yields
-// to the gradient reduced over the batch axis (pass description in
-// dialects/Coll/Passes.td).
+// (of the kinds `wrt` selects) to the gradient reduced over the batch axis
+// (pass description in dialects/Coll/Passes.td). After ad-differentiate
+// there is no ad op left to find, and the derivative code keeps no mark of
+// which values are gradients: such a module is an error, so that the pass
+// never silently leaves ranks to diverge.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,9 +15,11 @@
 #include "trellis/Dialect/Coll/IR/Coll.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringSwitch.h"
 
 namespace trellis::coll {
 #define GEN_PASS_DEF_COLLAVERAGEGRADIENTS
@@ -38,7 +43,33 @@ trellis::coll::stringifyGradientReduction(GradientReduction reduction) {
   llvm_unreachable("unknown gradient reduction");
 }
 
+std::optional<GradientArgKind>
+trellis::coll::parseGradientArgKind(llvm::StringRef text) {
+  return llvm::StringSwitch<std::optional<GradientArgKind>>(text)
+      .Case("parameter", GradientArgKind::Parameter)
+      .Case("batch", GradientArgKind::Batch)
+      .Case("other", GradientArgKind::Other)
+      .Default(std::nullopt);
+}
+
 namespace {
+
+/// The argument attribute of the training convention that marks data
+/// (lib/Train/Convention.cpp, docs/training.md).
+constexpr llvm::StringLiteral kBatchAttr = "trellis.batch";
+
+/// What `operand`, a differentiated operand, is: an argument of the
+/// function around it, with or without `trellis.batch`, or another value.
+GradientArgKind classifyOperand(Value operand) {
+  auto arg = dyn_cast<BlockArgument>(operand);
+  auto func = arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp())
+                  : func::FuncOp();
+  if (!func || arg.getOwner() != &func.getBody().front())
+    return GradientArgKind::Other;
+  return func.getArgAttr(arg.getArgNumber(), kBatchAttr)
+             ? GradientArgKind::Batch
+             : GradientArgKind::Parameter;
+}
 
 /// Builds the reduction of one gradient tensor.
 class Reducer {
@@ -77,18 +108,20 @@ private:
           b, loc, elementType,
           arith::IndexCastOp::create(b, loc, b.getI64Type(), size));
     }
-    Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(elementType, 1));
+    Value one =
+        arith::ConstantOp::create(b, loc, b.getFloatAttr(elementType, 1));
     Value zero =
         arith::ConstantOp::create(b, loc, b.getFloatAttr(elementType, 0));
     Value ratio = arith::DivFOp::create(
         b, loc, arith::SubFOp::create(b, loc, numerator, norm),
         arith::MulFOp::create(b, loc, n, norm));
     Value coefficient = arith::SubFOp::create(b, loc, one, ratio);
-    Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                         norm, zero);
+    Value isZero =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, norm, zero);
     coefficient = arith::SelectOp::create(b, loc, isZero, one, coefficient);
     Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), elementType);
-    Value splat = linalg::FillOp::create(b, loc, coefficient, empty).getResult(0);
+    Value splat =
+        linalg::FillOp::create(b, loc, coefficient, empty).getResult(0);
     Value scaled = arith::MulFOp::create(b, loc, g, splat);
     return PsumOp::create(b, loc, scaled, axis, groups);
   }
@@ -145,6 +178,15 @@ struct CollAverageGradientsPass
       return fail("weight-shards=" + Twine(shards) +
                   " needs ranks=N, a positive multiple of it, to form the "
                   "shard groups");
+    kinds.clear();
+    for (const std::string &kind : wrt) {
+      std::optional<GradientArgKind> parsed = parseGradientArgKind(kind);
+      if (!parsed)
+        return fail("wrt: '" + kind +
+                    "' is not a kind of differentiated operand (parameter, "
+                    "batch, other)");
+      kinds.push_back(*parsed);
+    }
     return success();
   }
 
@@ -165,14 +207,22 @@ struct CollAverageGradientsPass
           flat);
     }
     Reducer reducer(b, b.getStringAttr(axis), groups, groupSize);
+    auto selected = [&](GradientArgKind kind) {
+      return kinds.empty() || llvm::is_contained(kinds, kind);
+    };
 
-    WalkResult walk =
-        module.walk([&](ad::DerivativeOpInterface op) -> WalkResult {
+    bool hasGradients = false;
+    WalkResult walk = module.walk([&](ad::DerivativeOpInterface op)
+                                      -> WalkResult {
       ValueRange grads = op.getGradientResults();
       if (grads.empty())
         return WalkResult::advance();
+      hasGradients = true;
       b.setInsertionPointAfter(op);
+      SmallVector<int64_t> argnums = op.getDiffArgIndices();
       for (auto [i, g] : llvm::enumerate(grads)) {
+        if (!selected(classifyOperand(op.getDerivativeOperands()[argnums[i]])))
+          continue;
         auto type = dyn_cast<RankedTensorType>(g.getType());
         if (!type || !type.hasStaticShape() ||
             !isa<Float32Type, Float64Type>(type.getElementType())) {
@@ -192,9 +242,19 @@ struct CollAverageGradientsPass
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())
+      return signalPassFailure();
+    if (!hasGradients) {
+      emitError(module.getLoc())
+          << "coll-average-gradients: the module has no ad.grad or "
+             "ad.value_and_grad whose gradients could be reduced; run it "
+             "before ad-differentiate, which replaces them by calls of "
+             "derivative functions";
       signalPassFailure();
+    }
   }
 
+  /// `wrt`, parsed; empty: every kind.
+  SmallVector<GradientArgKind> kinds;
 };
 
 } // namespace

@@ -34,6 +34,23 @@ inline llvm::cl::ValuesClass gradientReductionValues() {
 /// "adasum-approx").
 llvm::StringRef stringifyGradientReduction(GradientReduction reduction);
 
+/// What a gradient is taken with respect to, as coll-average-gradients'
+/// `wrt` option chooses the gradients it reduces: the differentiated
+/// operand of the ad op is an argument of the enclosing function, marked
+/// as data by the training convention's `trellis.batch` (Batch) or not
+/// (Parameter), or any other value (Other).
+enum class GradientArgKind {
+  Parameter,
+  Batch,
+  Other,
+};
+
+/// Parses a spelling of GradientArgKind (coll-average-gradients' `wrt`:
+/// "parameter", "batch", "other"); nullopt for any other text. (A list
+/// option of an enum does not get its values' spellings in MLIR 22, so
+/// `wrt` is a list of strings.)
+std::optional<GradientArgKind> parseGradientArgKind(llvm::StringRef text);
+
 #define GEN_PASS_DECL
 #include "trellis/Dialect/Coll/Transforms/Passes.h.inc"
 
