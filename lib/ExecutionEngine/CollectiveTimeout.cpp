@@ -14,10 +14,10 @@
 // whether their own wait has timed out. After a second of answers:
 //
 // * a rank that did not answer has not arrived;
-// * the lowest rank that has timed out reports (one line, MPI_Abort); a
-//   rank that knows of a lower one that has timed out (it asked or answered
-//   so) leaves the report to it, and reports itself only if the job is
-//   still running 5 s later;
+// * the lowest rank that has timed out reports (one line, MPI_Abort), after
+//   telling the others so; a rank that knows of a lower one that has timed
+//   out (it asked or answered so), or of a report, leaves the report to it,
+//   and reports itself only if the job is still running 5 s later;
 // * if the collective completes meanwhile (the late rank arrives), the wait
 //   simply returns: a late answer is dropped by its inquiry number.
 //
@@ -57,7 +57,11 @@ std::string currentSite;
 MPI_Comm runtimeComm = MPI_COMM_NULL;
 uint64_t inquiries = 0;
 
-enum Tag : int { kQuestionTag = 1, kAnswerTag = 2 };
+enum Tag : int { kQuestionTag = 1, kAnswerTag = 2, kReportTag = 3 };
+
+/// Set when another rank has told this one that it reports a timeout: the
+/// job is ending.
+bool reportedElsewhere = false;
 
 /// An answer to a question: what the answering rank is waiting in.
 struct Answer {
@@ -169,6 +173,13 @@ void serveQuestions(Wait &wait) {
       send(from, kAnswerTag, &answer, sizeof(answer));
       continue;
     }
+    if (status.MPI_TAG == kReportTag) {
+      checkMpi(MPI_Recv(nullptr, 0, MPI_BYTE, from, kReportTag, runtimeComm,
+                        MPI_STATUS_IGNORE),
+               "MPI_Recv (collective timeout)");
+      reportedElsewhere = true;
+      continue;
+    }
     Answer answer;
     checkMpi(MPI_Recv(&answer, sizeof(answer), MPI_BYTE, from, kAnswerTag,
                       runtimeComm, MPI_STATUS_IGNORE),
@@ -229,7 +240,15 @@ std::string describeTimeout(const Wait &wait) {
   return text;
 }
 
+/// Tells the other ranks that this one reports (so that they do not print
+/// a line of their own while the abort reaches them), then reports.
 [[noreturn]] void reportTimeout(const std::string &line) {
+  if (runtimeComm != MPI_COMM_NULL) {
+    int self = rankIn(runtimeComm), size = sizeOf(runtimeComm);
+    for (int r = 0; r < size; ++r)
+      if (r != self)
+        send(r, kReportTag, nullptr, 0);
+  }
   std::fprintf(stderr, "trellis: %s\n", line.c_str());
   std::fflush(stderr);
   MPI_Abort(MPI_COMM_WORLD, 1);
@@ -263,7 +282,7 @@ void handleTimeout(Wait &wait) {
   bool lowerTimedOut =
       std::any_of(wait.peerTimedOut.begin(), wait.peerTimedOut.begin() + self,
                   [](bool timedOut) { return timedOut; });
-  if (!lowerTimedOut)
+  if (!lowerTimedOut && !reportedElsewhere)
     reportTimeout(describeTimeout(wait));
   wait.deferred = true;
   wait.deferredAt = Clock::now();

@@ -28,7 +28,7 @@ from trellis_testing.run import Checker
 work, example = sys.argv[1], sys.argv[2]
 os.makedirs(work, exist_ok=True)
 check = Checker()
-LIMIT_AFTER = 6.0
+LIMIT_AFTER = 8.0
 data = os.path.join(work, "data")
 subprocess.run(["/usr/bin/python3", os.path.join(example, "make_data.py"), data],
                check=True, capture_output=True)

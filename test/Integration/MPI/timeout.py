@@ -41,7 +41,7 @@ check = Checker()
 CPU_BEFORE_STOP = 1.5  # seconds of CPU per rank; compiling takes ~0.3
 # From the timeout's expiry to the job's end: a second of answers, then
 # mpirun's abort, on a loaded machine.
-LIMIT_AFTER = 6.0
+LIMIT_AFTER = 8.0
 
 model = write_model(workdir, """
 func.func @loop(%x: tensor<4xf32>) -> tensor<4xf32> {
