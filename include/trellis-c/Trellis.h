@@ -98,6 +98,8 @@ typedef struct TrellisCompileOptions {
   int parallelLoops;          /* nonzero: OpenMP loops for large linalg ops */
   unsigned compileThreads;    /* threads of code generation; 0: one a core */
   TrellisGemmLibrary sgemm;   /* library of the f32 GEMMs */
+  const char *targetCpu;      /* LLVM CPU name to generate code for
+                                 (copied); NULL or "": this host */
 } TrellisCompileOptions;
 
 void trellisCompileOptionsInit(TrellisCompileOptions *options);

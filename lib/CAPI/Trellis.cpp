@@ -96,6 +96,7 @@ void trellisCompileOptionsInit(TrellisCompileOptions *options) {
   options->parallelLoops = defaults.parallelLoops;
   options->compileThreads = defaults.compileThreads;
   options->sgemm = TRELLIS_SGEMM_AUTO;
+  options->targetCpu = nullptr;
 }
 
 TrellisStatus
@@ -137,6 +138,8 @@ trellisCompilerCreateWithOptions(const TrellisCompileOptions *given,
   options.compileThreads = given->compileThreads;
   if (given->cacheDir)
     options.cacheDir = given->cacheDir;
+  if (given->targetCpu)
+    options.targetCpu = given->targetCpu;
   *compiler = new TrellisCompilerImpl{Compiler(std::move(options))};
   return TRELLIS_SUCCESS;
 }

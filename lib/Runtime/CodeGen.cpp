@@ -15,9 +15,12 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/ValueMapper.h"
 
@@ -93,6 +96,41 @@ void trellis::runtime::lowerGlobalConstructors(llvm::Module &module) {
                         /*ascending=*/true);
   lowerInitializerArray(module, "llvm.global_dtors", kFiniFunctionName,
                         /*ascending=*/false);
+}
+
+llvm::Expected<llvm::orc::JITTargetMachineBuilder>
+trellis::runtime::getTargetMachineBuilder(llvm::StringRef cpu) {
+  if (cpu.empty())
+    return llvm::orc::JITTargetMachineBuilder::detectHost();
+  llvm::Triple triple(llvm::sys::getProcessTriple());
+  std::string message;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, message);
+  if (!target)
+    return makeError("no code generator for " + triple.str() + ": " + message);
+  // Asked of a generic subtarget first: one made for an unknown CPU warns
+  // on stderr (and would generate generic code).
+  std::unique_ptr<llvm::MCSubtargetInfo> generic(
+      target->createMCSubtargetInfo(triple, "", ""));
+  if (!generic || !generic->isCPUStringValid(cpu))
+    return makeError("unknown target CPU '" + cpu.str() + "' for " +
+                     triple.str());
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+      target->createMCSubtargetInfo(triple, cpu, ""));
+  llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+  for (const llvm::SubtargetFeatureKV &feature :
+       subtarget->getAllProcessorFeatures()) {
+    // Tuning flags are not in the host's map; instruction sets are.
+    auto it = host.find(feature.Key);
+    if (subtarget->getFeatureBits().test(feature.Value) && it != host.end() &&
+        !it->second)
+      return makeError("target CPU '" + cpu.str() + "' has " + feature.Key +
+                       ", which this host (" + llvm::sys::getHostCPUName() +
+                       ") lacks: its code would not run here");
+  }
+  llvm::orc::JITTargetMachineBuilder builder(triple);
+  builder.setCPU(cpu.str());
+  return builder;
 }
 
 /// Generates the object code of `module` with a target machine of

@@ -51,6 +51,13 @@ void addPackedWrappers(llvm::Module &module);
 /// gets neither function.
 void lowerGlobalConstructors(llvm::Module &module);
 
+/// The target of the JIT's code: this host with all of its features if
+/// `cpu` is empty, else the CPU named `cpu` (an LLVM CPU name) with the
+/// features LLVM gives it. An error names an unknown CPU, or the first
+/// feature of `cpu` this host lacks (its code would not run here).
+llvm::Expected<llvm::orc::JITTargetMachineBuilder>
+getTargetMachineBuilder(llvm::StringRef cpu);
+
 /// Generates the object code of the optimized `module` for the target of
 /// `builder`. With `threads` > 1 and more than one function to generate,
 /// the functions are dealt out to up to `threads` partitions, balanced by

@@ -180,9 +180,9 @@ static void hashHost(HashStream &os) {
 static void hashOptions(HashStream &os, const CompileOptions &options) {
   const auto &[attentionChunk, checkCollectives, remat, gradientReduction,
                sgemm, parallelLoops, profile, pipeline, measureGemmLibraries,
-               tuningDir, optLevel, vectorMath, outlineLoops, compileThreads,
-               dumpLLVMIR, sharedLibPaths, blasLibraryPath, dnnlLibraryPath,
-               cacheDir] = options;
+               tuningDir, gemmKernelVariables, optLevel, targetCpu, vectorMath,
+               outlineLoops, compileThreads, dumpLLVMIR, sharedLibPaths,
+               blasLibraryPath, dnnlLibraryPath, cacheDir] = options;
   os.field("attentionChunk", attentionChunk);
   os.field("checkCollectives", checkCollectives);
   const auto &[policy, every, budget] = remat;
@@ -203,11 +203,13 @@ static void hashOptions(HashStream &os, const CompileOptions &options) {
   os.field("sgemm.large", static_cast<int64_t>(sgemmLarge));
   (void)measureGemmLibraries;
   (void)tuningDir;
+  (void)gemmKernelVariables;
   os.field("parallelLoops", parallelLoops);
   // Never on here (usesCompileCache), hashed all the same.
   os.field("profile", profile);
   os.field("pipeline", pipeline);
   os.field("optLevel", optLevel);
+  os.field("targetCpu", targetCpu);
   os.field("vectorMath", vectorMath);
   os.field("outlineLoops", outlineLoops);
   // Not the code's: how many threads generate it, where the IR is dumped

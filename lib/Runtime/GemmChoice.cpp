@@ -188,7 +188,8 @@ std::string trellis::runtime::getGemmChoicePath(const CompileOptions &options) {
   os << "format " << kChoiceFormat << "\ncpu " << llvm::sys::getHostCPUName()
      << "\nfeatures " << getHostCPUFeatures() << "\ncblas "
      << describeFile(libraries[0]) << "\ndnnl " << describeFile(libraries[1])
-     << "\nomp " << describeFile(getOpenMPLibrary()) << "\n";
+     << "\nomp " << describeFile(getOpenMPLibrary()) << "\nvariables\n"
+     << options.gemmKernelVariables;
   std::string digest = llvm::toHex(
       llvm::SHA256::hash(llvm::arrayRefFromStringRef(identity)), true);
   return options.tuningDir + "/gemm-choice-" + digest.substr(0, 16) + ".json";

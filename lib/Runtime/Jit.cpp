@@ -298,9 +298,9 @@ JitModule::compileObjects(mlir::ModuleOp module,
   // One target machine for the optimizer's cost models (vectorization);
   // code generation makes its own, one per thread.
   llvm::Expected<llvm::orc::JITTargetMachineBuilder> tmBuilder =
-      llvm::orc::JITTargetMachineBuilder::detectHost();
+      getTargetMachineBuilder(options.targetCpu);
   if (!tmBuilder)
-    return tmBuilder.takeError();
+    return makeError(llvm::toString(tmBuilder.takeError()));
   llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine =
       tmBuilder->createTargetMachine();
   if (!machine)

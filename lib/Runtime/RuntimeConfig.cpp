@@ -103,6 +103,11 @@ readEnvironment(llvm::function_ref<void(llvm::Error)> invalid) {
     config.tuningDir = (*value + "/trellis").str();
   else if (std::optional<llvm::StringRef> value = lookupNonEmpty("HOME"))
     config.tuningDir = (*value + "/.cache/trellis").str();
+  for (const char *name :
+       {"OPENBLAS_CORETYPE", "ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA",
+        "ONEDNN_CPU_ISA_HINTS", "DNNL_CPU_ISA_HINTS"})
+    if (std::optional<llvm::StringRef> value = lookupNonEmpty(name))
+      config.gemmKernelVariables += (name + ("=" + *value) + "\n").str();
   if (std::optional<llvm::StringRef> value =
           lookupNonEmpty("TRELLIS_NUM_THREADS")) {
     unsigned threads;
@@ -153,6 +158,8 @@ void RuntimeConfig::applyTo(CompileOptions &options) const {
     options.cacheDir = cacheDir;
   if (options.tuningDir.empty())
     options.tuningDir = tuningDir;
+  if (options.gemmKernelVariables.empty())
+    options.gemmKernelVariables = gemmKernelVariables;
   if (checkCollectives)
     options.checkCollectives = *checkCollectives;
 }

@@ -142,7 +142,17 @@ TEST(CAPI, CompileOptionsDefaultsAreTheTools) {
   EXPECT_NE(options.parallelLoops, 0);
   EXPECT_EQ(options.compileThreads, 0u);
   EXPECT_EQ(options.sgemm, TRELLIS_SGEMM_AUTO);
+  EXPECT_EQ(options.targetCpu, nullptr);
   EXPECT_EQ(compileGradOfChain(options), "");
+  // Code for a named CPU (the x86-64 baseline, which every host runs); an
+  // unknown one is the JIT's error.
+  options.targetCpu = "x86-64";
+  EXPECT_EQ(compileGradOfChain(options), "");
+  options.targetCpu = "pentium9";
+  std::string unknown = compileGradOfChain(options);
+  EXPECT_NE(unknown.find("unknown target CPU 'pentium9'"), std::string::npos)
+      << unknown;
+  options.targetCpu = nullptr;
   // Code generation on two threads; each fixed GEMM library.
   options.compileThreads = 2;
   EXPECT_EQ(compileGradOfChain(options), "");

@@ -12,7 +12,8 @@
 //                            measurement (GemmChoice.h), convert-linalg-to-blas
 //   --parallel-loops      -> parallelLoops      -> trellis-parallelize-linalg
 //   --profile             -> profile            -> trellis-profile-ops, the JIT
-//   --opt-level, --vector-math, --outline-loops, --compile-threads,
+//   --opt-level, --target-cpu, --vector-math, --outline-loops,
+//   --compile-threads,
 //   --dump-llvm-ir        -> the JIT
 //   --cache-dir           -> cacheDir           -> the JIT's compile cache
 //
@@ -98,9 +99,20 @@ struct CompileOptions {
   /// $HOME/.cache/trellis). Empty: nothing is measured, `sgemm` is used as
   /// it is.
   std::string tuningDir;
+  /// The environment variables that choose the GEMM libraries' kernels
+  /// (OPENBLAS_CORETYPE, ONEDNN_MAX_CPU_ISA, ...), as `NAME=VALUE` lines:
+  /// the measured choice is kept apart for each setting of them
+  /// (RuntimeConfig::applyTo sets it).
+  std::string gemmKernelVariables;
 
   /// LLVM optimization level, 0 to 3.
   unsigned optLevel = 3;
+  /// The CPU to generate code for, an LLVM name such as `x86-64-v3` or
+  /// `znver3`, with the features that CPU has; empty: this host, with all of
+  /// its features. The code runs here, so a CPU with a feature this host
+  /// lacks is an error. Naming an older CPU shows what the code does there
+  /// (docs/performance.md: an AVX2 run on an AVX-512 host).
+  std::string targetCpu;
   /// Let the vectorizer call glibc's vector math (libmvec) for exp, log,
   /// tanh, erf, erfc in loops: within 4 ulp like libm, but not bit-identical
   /// to libm's correctly rounded exp and log.

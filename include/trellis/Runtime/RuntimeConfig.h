@@ -62,6 +62,11 @@ struct RuntimeConfig {
   /// (CompileOptions::tuningDir): $XDG_CACHE_HOME/trellis, else
   /// $HOME/.cache/trellis; empty if neither variable is set.
   std::string tuningDir;
+  /// The GEMM libraries' variables that choose their kernels, those set:
+  /// OPENBLAS_CORETYPE, ONEDNN_MAX_CPU_ISA, DNNL_MAX_CPU_ISA,
+  /// ONEDNN_CPU_ISA_HINTS, DNNL_CPU_ISA_HINTS, as `NAME=VALUE` lines
+  /// (CompileOptions::gemmKernelVariables).
+  std::string gemmKernelVariables;
 
   //===--- The collectives runtime ----------------------------------------===//
 

@@ -121,7 +121,8 @@ struct LoweringFlags {
 };
 
 /// The flags of a JIT tool: the lowering's and `--opt-level`,
-/// `--vector-math`, `--outline-loops`, `--compile-threads`, `--dump-llvm-ir`,
+/// `--target-cpu`, `--vector-math`, `--outline-loops`, `--compile-threads`,
+/// `--dump-llvm-ir`,
 /// `--cache-dir`, and the collectives runtime's `--collective-timeout`.
 struct CompileFlags {
   explicit CompileFlags(llvm::cl::OptionCategory &category)
@@ -129,6 +130,13 @@ struct CompileFlags {
         optLevel("opt-level", llvm::cl::desc("LLVM optimization level (0-3)"),
                  llvm::cl::init(CompileOptions().optLevel),
                  llvm::cl::cat(category)),
+        targetCpu(
+            "target-cpu",
+            llvm::cl::desc("Generate code for CPU NAME (an LLVM CPU name, "
+                           "e.g. x86-64-v3 or znver3) with its features "
+                           "only; it must run on this host (default: this "
+                           "host, all its features)"),
+            llvm::cl::value_desc("NAME"), llvm::cl::cat(category)),
         vectorMath(
             "vector-math",
             llvm::cl::desc("Vectorize exp, log, tanh, erf in loops with "
@@ -186,6 +194,7 @@ struct CompileFlags {
     if (collectiveTimeout.getNumOccurrences())
       trellis_coll_set_timeout(collectiveTimeout);
     options.optLevel = optLevel;
+    options.targetCpu = targetCpu;
     options.vectorMath = vectorMath;
     options.outlineLoops = outlineLoops;
     options.compileThreads = compileThreads;
@@ -197,6 +206,7 @@ struct CompileFlags {
 
   LoweringFlags lowering;
   llvm::cl::opt<unsigned> optLevel;
+  llvm::cl::opt<std::string> targetCpu;
   llvm::cl::opt<bool> vectorMath;
   llvm::cl::opt<bool> outlineLoops;
   llvm::cl::opt<unsigned> compileThreads;

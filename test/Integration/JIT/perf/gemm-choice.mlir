@@ -6,7 +6,8 @@
 // cblas/dnnl/cblas, the 8³ and 256³ products call cblas_sgemm and the 64³
 // one dnnl_sgemm. --sgemm=dnnl and --sgemm=cblas fix the library and
 // measure nothing. A damaged file is measured anew; two processes that
-// start at once leave one file. Every run's results match NumPy.
+// start at once leave one file; a library's kernel variable set keeps a
+// choice of its own. Every run's results match NumPy.
 // REQUIRES: numpy
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python %S/gemm_choice.py inputs %t
@@ -58,6 +59,14 @@
 // CHECK-ONE-NEXT: gemm-choice.lock
 // CHECK-ONE-NOT: gemm-choice
 // RUN: %python %S/gemm_choice.py check %t %t/both1 %t/both2
+//
+// A variable that changes a library's kernels (oneDNN capped at AVX2) gets a
+// measured choice of its own, kept beside the other.
+// RUN: env XDG_CACHE_HOME=%t/both ONEDNN_MAX_CPU_ISA=AVX2 trellis-run %s --entry=three --input=%t/a8.npy --input=%t/a64.npy --input=%t/a256.npy --output-dir=%t/isa
+// RUN: ls %t/both/trellis | FileCheck %s --check-prefix=CHECK-TWO
+// CHECK-TWO-COUNT-2: gemm-choice-{{[0-9a-f]+}}.json
+// CHECK-TWO-NOT: gemm-choice-
+// RUN: %python %S/gemm_choice.py check %t %t/isa
 
 func.func @three(%a8: tensor<8x8xf32>, %a64: tensor<64x64xf32>, %a256: tensor<256x256xf32>)
     -> (tensor<8x8xf32>, tensor<64x64xf32>, tensor<256x256xf32>) {
