@@ -25,6 +25,8 @@ PACKAGES=(
   libgtest-dev
   # Reference computations in tests (Debian's python, not the one first on PATH).
   python3 python3-numpy
+  # The Python package (python/, docs/python.md): bindings and its pytest suite.
+  pybind11-dev python3-dev python3-pytest
   # The 8x8 digits dataset of examples/digits (sklearn/datasets/data/digits.csv.gz).
   python3-sklearn
 )
