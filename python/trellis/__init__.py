@@ -25,3 +25,8 @@ def compile(text, entry, **options):
     returning a tuple of NumPy arrays. Errors raise trellis.Error with the
     diagnostic. `options`: opt_level, attention_chunk, cache_dir, name."""
     return compile_module(text, **options)[entry]
+
+
+from . import ir, layers  # noqa: E402
+from .layers import Model, Input  # noqa: E402
+from .autodiff import grad, value_and_grad, gradient_module  # noqa: E402

@@ -1,0 +1,219 @@
+"""Emits MLIR text for the `nn`, `ad` and upstream ops the layers use.
+
+A `Builder` collects the lines of one function body. Layers call it while a
+model is traced (trellis.layers.Model); parameters become the function's
+leading arguments, the inputs follow. The op syntax is the `nn` dialect's
+(SPEC.md's op catalogue, test/Dialect/NN/ops.mlir).
+"""
+
+import math
+
+# Element type names: MLIR <-> NumPy.
+NUMPY_OF = {"f32": "float32", "f64": "float64", "i32": "int32",
+            "i64": "int64", "ui32": "uint32"}
+
+
+def ty(shape, dtype="f32"):
+    """The MLIR tensor type of `shape` and `dtype`: ty((2, 3)) is tensor<2x3xf32>."""
+    return "tensor<" + "".join(f"{d}x" for d in shape) + dtype + ">"
+
+
+def float_attr(x):
+    """An F32Attr literal."""
+    if math.isinf(x) or math.isnan(x):
+        raise ValueError(f"attribute value {x} is not finite")
+    return f"{float(x):.9e} : f32"
+
+
+class Value:
+    """An SSA value with its static shape and element type."""
+
+    def __init__(self, name, shape, dtype="f32"):
+        self.name, self.shape, self.dtype = name, tuple(shape), dtype
+
+    @property
+    def type(self):
+        return ty(self.shape, self.dtype)
+
+    def __str__(self):
+        return self.name
+
+    def __repr__(self):
+        return f"Value({self.name}: {self.type})"
+
+
+class Param:
+    """A trainable parameter: its name, shape, element type and initializer
+    (trellis.init: glorot_uniform, zeros, ones or normal:<stddev>)."""
+
+    def __init__(self, name, shape, dtype, init, value):
+        self.name, self.shape, self.dtype, self.init = name, tuple(shape), dtype, init
+        self.value = value
+
+    def __repr__(self):
+        return f"Param({self.name}: {ty(self.shape, self.dtype)}, init={self.init})"
+
+
+class ShapeError(ValueError):
+    """A layer got inputs it cannot take (raised while tracing a model)."""
+
+
+class Builder:
+    """The lines of one function body, with fresh SSA names."""
+
+    def __init__(self, dtype="f32", mode="train"):
+        if dtype not in ("f32", "f64"):
+            raise ValueError(f"model dtype must be 'f32' or 'f64', got {dtype!r}")
+        self.dtype, self.mode = dtype, mode
+        self.lines, self.counter, self.depth = [], 0, 1
+        self.params, self._param_of = [], {}
+        self._names, self._scopes = {}, {}
+        self.rng, self._keys = None, 0
+
+    # -- names and lines -------------------------------------------------
+    def fresh(self, hint="v"):
+        self.counter += 1
+        return f"%{hint}{self.counter}"
+
+    def emit(self, text):
+        self.lines.append("  " * self.depth + text)
+
+    def unique_name(self, kind):
+        """layer names: dense_0, dense_1, layer_norm_0, ..."""
+        k = self._names.get(kind, 0)
+        self._names[kind] = k + 1
+        return f"{kind}_{k}"
+
+    def param(self, layer, local, shape, init):
+        """The parameter `local` of `layer` (one per layer object: a layer used
+        twice shares its weights, as in Trax)."""
+        key = (id(layer), local)
+        if key in self._param_of:
+            p = self._param_of[key]
+            if p.shape != tuple(shape):
+                raise ShapeError(f"{layer.name}: shared parameter {p.name} has shape "
+                                 f"{p.shape}, the second use needs {tuple(shape)}")
+            return p.value
+        if id(layer) not in self._scopes:
+            self._scopes[id(layer)] = self.unique_name(layer.kind)
+        name = f"{self._scopes[id(layer)]}.{local}"
+        v = Value(f"%p{len(self.params)}", shape, self.dtype)
+        p = Param(name, shape, self.dtype, init, v)
+        self.params.append(p)
+        self._param_of[key] = p
+        return v
+
+    def dropout_key(self):
+        """A distinct tensor<2xi32> key per dropout layer, from the model's
+        `rng` argument: rng + [k, 0] for the k-th dropout."""
+        if self.rng is None:
+            self.rng = Value("%rng", (2,), "i32")
+        k, self._keys = self._keys, self._keys + 1
+        if k == 0:
+            return self.rng
+        c = Value(self.fresh("kc"), (2,), "i32")
+        self.emit(f"{c} = arith.constant dense<[{k}, 0]> : {c.type}")
+        r = Value(self.fresh("key"), (2,), "i32")
+        self.emit(f"{r} = arith.addi {self.rng}, {c} : {r.type}")
+        return r
+
+    # -- checks ----------------------------------------------------------
+    def require_float(self, layer, x):
+        if x.dtype not in ("f32", "f64"):
+            raise ShapeError(f"{layer} expects a float tensor, got {x.type}")
+
+    # -- ops -------------------------------------------------------------
+    def dense(self, x, w, b):
+        r = Value(self.fresh("dense"), x.shape[:-1] + (w.shape[1],), x.dtype)
+        self.emit(f"{r} = nn.dense {x}, {w}, {b} : ({x.type}, {w.type}, {b.type}) -> {r.type}")
+        return r
+
+    def unary(self, op, x, attrs=""):
+        r = Value(self.fresh(op.split(".")[-1]), x.shape, x.dtype)
+        self.emit(f"{r} = {op} {x}{attrs} : {x.type}")
+        return r
+
+    def binary(self, op, a, b):
+        r = Value(self.fresh(op.split(".")[-1]), a.shape, a.dtype)
+        self.emit(f"{r} = {op} {a}, {b} : {a.type}")
+        return r
+
+    def layer_norm(self, x, scale, bias, epsilon):
+        r = Value(self.fresh("ln"), x.shape, x.dtype)
+        self.emit(f"{r} = nn.layer_norm {x}, {scale}, {bias} {{epsilon = {float_attr(epsilon)}}}"
+                  f" : ({x.type}, {scale.type}, {bias.type}) -> {r.type}")
+        return r
+
+    def embedding(self, ids, table):
+        r = Value(self.fresh("emb"), ids.shape + (table.shape[1],), table.dtype)
+        self.emit(f"{r} = nn.embedding {ids}, {table} : ({ids.type}, {table.type}) -> {r.type}")
+        return r
+
+    def attention(self, q, k, v, num_heads, causal):
+        r = Value(self.fresh("att"), q.shape, q.dtype)
+        c = "true" if causal else "false"
+        self.emit(f"{r} = nn.attention {q}, {k}, {v} {{num_heads = {num_heads} : i64, causal = {c}}}"
+                  f" : ({q.type}, {k.type}, {v.type}) -> {r.type}")
+        return r
+
+    def dropout(self, x, key, rate):
+        r = Value(self.fresh("drop"), x.shape, x.dtype)
+        self.emit(f"{r} = nn.dropout {x}, {key} {{rate = {float_attr(rate)}}}"
+                  f" : ({x.type}, {key.type}) -> {r.type}")
+        return r
+
+    def mean(self, x):
+        r = Value(self.fresh("mean"), (), x.dtype)
+        self.emit(f"{r} = nn.mean {x} : ({x.type}) -> {r.type}")
+        return r
+
+    def cross_entropy(self, logits, labels):
+        r = Value(self.fresh("xent"), (), logits.dtype)
+        self.emit(f"{r} = nn.cross_entropy {logits}, {labels}"
+                  f" : ({logits.type}, {labels.type}) -> {r.type}")
+        return r
+
+    def region_op(self, op, operands, block_args, body, n_results):
+        """Emits `op` with one region: block arguments `block_args` (values
+        whose names are fresh), `body()` returning the values to yield.
+        Returns the op's results, typed like the yielded values."""
+        base = self.fresh(op.split(".")[-1])
+        head = f"{base}:{n_results}" if n_results > 1 else base
+        types = ", ".join(v.type for v in operands)
+        self.emit(f"{head} = {op} {', '.join(map(str, operands))} : {types} {{")
+        self.emit("^bb0(" + ", ".join(f"{a}: {a.type}" for a in block_args) + "):")
+        self.depth += 1
+        yielded = body()
+        self.emit(f"nn.yield {', '.join(map(str, yielded))} : "
+                  f"{', '.join(v.type for v in yielded)}")
+        self.depth -= 1
+        self.emit("}")
+        return yielded, base
+
+    def results(self, base, like):
+        if len(like) == 1:
+            return [Value(base, like[0].shape, like[0].dtype)]
+        return [Value(f"{base}#{i}", v.shape, v.dtype) for i, v in enumerate(like)]
+
+    def swap(self, a, b):
+        base = self.fresh("swap")
+        self.emit(f"{base}:2 = nn.reversible_swap {a}, {b} : {a.type}, {b.type}")
+        return [Value(f"{base}#0", b.shape, b.dtype), Value(f"{base}#1", a.shape, a.dtype)]
+
+
+def signature(values, attrs=None):
+    attrs = attrs or [""] * len(values)
+    return ",\n    ".join(f"{v}: {v.type}{a}" for v, a in zip(values, attrs))
+
+
+def function(name, args, results, body_lines, private=False, arg_attrs=None,
+             result_attrs=None):
+    """The text of `func.func @name(args) -> (results)` around `body_lines`."""
+    rtypes = [v.type + (result_attrs[i] if result_attrs else "")
+              for i, v in enumerate(results)]
+    vis = "private " if private else ""
+    out = [f"func.func {vis}@{name}({signature(args, arg_attrs)})\n    -> ({', '.join(rtypes)}) {{"]
+    out += body_lines
+    out.append(f"  return {', '.join(map(str, results))} : {', '.join(v.type for v in results)}")
+    out.append("}")
+    return "\n".join(out) + "\n"
