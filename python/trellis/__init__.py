@@ -10,6 +10,8 @@
 from ._trellis import Error, Function, CompiledModule, verify
 from . import _trellis
 
+Error.__module__ = "trellis"
+
 
 def compile_module(text, opt_level=3, attention_chunk=128, cache_dir="",
                    name="<string>"):
@@ -30,3 +32,5 @@ def compile(text, entry, **options):
 from . import ir, layers  # noqa: E402
 from .layers import Model, Input  # noqa: E402
 from .autodiff import grad, value_and_grad, gradient_module  # noqa: E402
+from . import optim  # noqa: E402
+from .train import Trainer, step_module  # noqa: E402
