@@ -13,6 +13,7 @@ PACKAGES=(
   cmake ninja-build g++ git
   # MPI for the coll dialect's lowering and data-parallel runs.
   libopenmpi-dev openmpi-bin
+  iproute2  # ip netns/veth: the two-host MPI test (test/Integration/MPI/two-hosts.test)
   # zlib: deflated members of .npz datasets.
   zlib1g-dev
   # BLAS for matmul-heavy ops and for the NumPy/PyTorch references; oneDNN for

@@ -44,6 +44,28 @@ if subprocess.call([python, "-c", "import numpy"],
     config.available_features.add("numpy")
 if shutil.which("mpirun"):
     config.available_features.add("mpi")
+# `netns`: network namespaces with a veth pair can be made (iproute2, root or
+# CAP_NET_ADMIN; test/Integration/MPI/two-hosts.test). The probe makes both
+# ends inside its own namespace, never on the host, and deletes it.
+def _netns_available():
+    if not shutil.which("ip"):
+        return False
+    name = f"trellis-probe-{os.getpid()}"
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL,
+             "timeout": 10}
+    try:
+        if subprocess.call(["ip", "netns", "add", name], **quiet) != 0:
+            return False
+        try:
+            return subprocess.call(
+                ["ip", "-n", name, "link", "add", "probe0", "type", "veth",
+                 "peer", "name", "probe1"], **quiet) == 0
+        finally:
+            subprocess.call(["ip", "netns", "del", name], **quiet)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+if _netns_available():
+    config.available_features.add("netns")
 # The host's widest vector ABI, which the JIT compiles for: tests of
 # vectorized code check the widths of this host (%vecabi: AVX512 or AVX2).
 def _cpu_flags():
