@@ -151,7 +151,8 @@ def AD_CheckpointOp : AD_Op<"checkpoint", [
 }
 
 def AD_BarrierOp : AD_Op<"barrier", [AllTypesMatch<["input", "result"]>,
-    MemoryEffects<[MemWrite]>]> {
+    MemoryEffects<[MemWrite]>,
+    DeclareOpInterfaceMethods<ReverseModeOpInterface>]> {
   let summary = "identity that optimizations do not look through";
   let description = [{
     Returns its operand. The reverse sweep feeds a recomputed region (a
@@ -160,6 +161,11 @@ def AD_BarrierOp : AD_Op<"barrier", [AllTypesMatch<["input", "result"]>,
     computation it repeats — which would keep the forward values alive and
     undo the memory saving. `ad-differentiate` removes the barriers after
     its cleanup.
+
+    A barrier is differentiable (its cotangent passes through unchanged),
+    so a derivative function that a later `ad` op differentiates again
+    (a Hessian-vector product, say) may still hold barriers when it is
+    differentiated.
 
     Example:
     ```mlir

@@ -234,7 +234,7 @@ def NN_AttentionOp : NN_DiffOp<"attention", [Pure]> {
   let hasVerifier = 1;
 }
 
-def NN_AttentionGradOp : NN_Op<"attention_grad", [Pure]> {
+def NN_AttentionGradOp : NN_DiffOp<"attention_grad", [Pure]> {
   let summary = "the vector-Jacobian product of nn.attention (internal)";
   let description = [{
     Given the operands `q`, `k`, `v` of an `nn.attention` with the same

@@ -178,5 +178,16 @@ LogicalResult CheckpointOp::buildReverse(OpBuilder &b, ReverseContext &ctx,
   return success();
 }
 
+LogicalResult BarrierOp::buildReverse(OpBuilder &, ReverseContext &,
+                                      ValueRange resultCotangents,
+                                      SmallVectorImpl<Value> &cotangents) {
+  // The identity's cotangent is the result's. A derivative function still
+  // holds barriers when an outer ad op differentiates it again (the pass
+  // removes them only at its end); in that outer sweep they keep doing
+  // their job, separating its recomputations from its forward code.
+  cotangents.assign(resultCotangents.begin(), resultCotangents.end());
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "trellis/Dialect/AD/IR/ADOps.cpp.inc"
