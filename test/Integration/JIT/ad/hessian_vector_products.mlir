@@ -164,3 +164,24 @@ func.func @hvp_block(%x: tensor<2x4x8xf64>, %wq: tensor<8x8xf64>, %wk: tensor<8x
   %s4 = arith.addf %s3, %l1 : tensor<f64>
   return %s4 : tensor<f64>
 }
+
+// H·v of the block for every parameter at once, for the PyTorch oracle
+// (hessian_vector_products_torch.test).
+func.func @hvp_block_hessian(%x: tensor<2x4x8xf64>, %wq: tensor<8x8xf64>, %wk: tensor<8x8xf64>,
+                             %wv: tensor<8x8xf64>, %s: tensor<8xf64>, %w1: tensor<8x16xf64>,
+                             %w2: tensor<16x8xf64>, %c: tensor<2x4x8xf64>,
+                             %vx: tensor<2x4x8xf64>, %vq: tensor<8x8xf64>, %vk: tensor<8x8xf64>,
+                             %vv: tensor<8x8xf64>, %v1: tensor<8x16xf64>)
+    -> (tensor<2x4x8xf64>, tensor<8x8xf64>, tensor<8x8xf64>, tensor<8x8xf64>, tensor<8xf64>,
+        tensor<8x16xf64>, tensor<16x8xf64>) {
+  %hx, %hq, %hk, %hv, %hs, %h1, %h2 = ad.grad @hvp_block(%x, %wq, %wk, %wv, %s, %w1, %w2, %c,
+                                                       %vx, %vq, %vk, %vv, %v1)
+      {argnums = array<i64: 0, 1, 2, 3, 4, 5, 6>}
+      : (tensor<2x4x8xf64>, tensor<8x8xf64>, tensor<8x8xf64>, tensor<8x8xf64>, tensor<8xf64>,
+         tensor<8x16xf64>, tensor<16x8xf64>, tensor<2x4x8xf64>, tensor<2x4x8xf64>,
+         tensor<8x8xf64>, tensor<8x8xf64>, tensor<8x8xf64>, tensor<8x16xf64>)
+      -> (tensor<2x4x8xf64>, tensor<8x8xf64>, tensor<8x8xf64>, tensor<8x8xf64>, tensor<8xf64>,
+          tensor<8x16xf64>, tensor<16x8xf64>)
+  return %hx, %hq, %hk, %hv, %hs, %h1, %h2 : tensor<2x4x8xf64>, tensor<8x8xf64>, tensor<8x8xf64>,
+      tensor<8x8xf64>, tensor<8xf64>, tensor<8x16xf64>, tensor<16x8xf64>
+}
