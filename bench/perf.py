@@ -52,6 +52,7 @@ TRELLIS_NUM_THREADS), the same for both sides. Not a test: the numbers
 depend on the machine and its load.
 
 Usage: bench/perf.py [--rounds 5] [--steps 20] [--build build] [--only gemm,mlp,rev,compile,lm,revtf]
+                     [--isa avx2]
 """
 import argparse
 import glob
@@ -69,6 +70,10 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+# The row scripts (transformer_lm, reversible_transformer) `import perf`: run
+# as a script, this file is that module, one copy with one ISA_CAP.
+if __name__ == "__main__":
+    sys.modules.setdefault("perf", sys.modules["__main__"])
 import rev_stack  # noqa: E402  (the IR generator of the Reformer stack)
 
 ANCHORS = "/work/shared/anchors"
@@ -97,13 +102,34 @@ def host_description():
     isa = [name for name in ("avx2", "fma", "avx512f", "avx512_bf16",
                              "avx512_vnni", "amx_tile") if name in flags]
     coretype = os.environ.get("OPENBLAS_CORETYPE")
+    cap = ""
+    if ISA_CAP:
+        coretype = ISA_CAP["env"]["OPENBLAS_CORETYPE"]
+        cap = (f"; both sides CAPPED to {ISA_CAP['target_cpu']} (Trellis --target-cpu, "
+               + ", ".join(f"{k}={v}" for k, v in ISA_CAP["env"].items()) + ")")
     return (f"{model} (family {family} model {number}), {os.cpu_count()} "
             f"CPUs, ISA {' '.join(isa) or 'baseline x86-64'}"
-            + (f", OPENBLAS_CORETYPE={coretype}" if coretype else ""))
+            + (f", OPENBLAS_CORETYPE={coretype}" if coretype else "") + cap)
+
+
+# --isa avx2: both sides run as on an AVX2 host without AVX-512 (an x86-64-v3
+# CPU, e.g. AMD Zen 3): Trellis's JIT generates x86-64-v3 code
+# (--target-cpu), OpenBLAS runs its Haswell kernels, oneDNN (Trellis's and
+# PyTorch's) stops at AVX2 and PyTorch's own kernels take their AVX2 variant.
+# The caches, clock and memory stay this host's: it shows that the targets do
+# not rest on AVX-512, not what a Zen 3 measures.
+ISA_CAPS = {
+    "avx2": {"target_cpu": "x86-64-v3",
+             "env": {"OPENBLAS_CORETYPE": "Haswell", "ONEDNN_MAX_CPU_ISA": "AVX2",
+                     "DNNL_MAX_CPU_ISA": "AVX2", "ATEN_CPU_CAPABILITY": "avx2"}},
+}
+ISA_CAP = None  # the entry of ISA_CAPS in force (set by parse_timing_args)
 
 
 def thread_env(threads):
     env = dict(os.environ)
+    if ISA_CAP:
+        env.update(ISA_CAP["env"])
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TRELLIS_NUM_THREADS",
                 "MKL_NUM_THREADS"):
         env[var] = str(threads)
@@ -230,9 +256,10 @@ class Trellis:
         return paths
 
     def run(self, model, entry, inputs, repeat, threads):
+        cap = [f"--target-cpu={ISA_CAP['target_cpu']}"] if ISA_CAP else []
         r = subprocess.run([self.run_path, model, f"--entry={entry}", "--stats",
                             f"--repeat={repeat}", f"--output-dir={self.work}/out"]
-                           + [f"--input={p}" for p in inputs],
+                           + cap + [f"--input={p}" for p in inputs],
                            capture_output=True, text=True, env=thread_env(threads))
         if r.returncode != 0:
             sys.exit(f"perf.py: trellis-run {model} @{entry} failed:\n{r.stderr}")
@@ -365,12 +392,16 @@ def add_timing_args(p, rounds, steps):
     p.add_argument("--rounds", type=int, default=rounds)
     p.add_argument("--steps", type=int, default=steps)
     p.add_argument("--build", default=os.path.join(HERE, "..", "build"))
+    p.add_argument("--isa", choices=sorted(ISA_CAPS),
+                   help="cap both sides' vector ISA (avx2: no AVX-512), see ISA_CAPS")
 
 
 def parse_timing_args(p):
+    global ISA_CAP
     a = p.parse_args()
     if a.rounds < 1 or a.steps < 1:
         p.error("--rounds and --steps must be at least 1")
+    ISA_CAP = ISA_CAPS[a.isa] if a.isa else None
     return a
 
 
