@@ -32,7 +32,12 @@ def Coll_Dialect : Dialect {
 
     `convert-coll-to-mpi` lowers the ops to the upstream `mpi` dialect and to
     the Trellis collectives runtime (OpenMPI).
+
+    `coll-bucket-reductions` splits reductions into a start, which returns
+    a `!coll.request`, and a `coll.wait` for its results, so that the
+    communication of a bucket of gradients runs while other work does.
   }];
+  let useDefaultTypePrinterParser = 1;
 }
 
 class Coll_Op<string mnemonic, list<Trait> traits = []>

@@ -10,6 +10,7 @@
 #define TRELLIS_COLL_OPS
 
 include "Coll/CollDialect.td"
+include "Coll/CollTypes.td"
 include "AD/ADInterfaces.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
@@ -138,6 +139,70 @@ def Coll_AdasumOp : Coll_TensorOp<"adasum", [SameOperandsAndResultType]> {
   let results = (outs Coll_FloatTensor:$result);
   let assemblyFormat = "$x attr-dict `:` type($x)";
   let hasVerifier = 1;
+}
+
+/// The start of a reduction of several tensors at once (a bucket): one
+/// communication over the tensors laid end to end, completed by coll.wait.
+class Coll_ReductionStartOp<string mnemonic, string reduction>
+    : Coll_TensorOp<mnemonic> {
+  let summary = "start the " # reduction # " of a bucket of tensors";
+  let description = [{
+    Starts, without waiting for it, the reduction that `coll.}] # reduction #
+    [{` computes, for every tensor of `xs` at once: the tensors are laid end to
+    end and reduced by one communication (one bucket). The request's one
+    `coll.wait` yields the reduced tensors, in the order of `xs`.
+    `groups` as for `coll.psum`. The tensors share one element type.
+
+    Between the start and the wait the ranks' communication is in flight:
+    `coll-bucket-reductions` places the start where the last of `xs` is
+    computed and the wait where the first result is needed, so that the
+    communication overlaps the work between them. Each rank runs starts
+    and waits in one order (every rank runs the same program).
+
+    Not differentiable: the pass that builds these runs after
+    `ad-differentiate`.
+
+    Example:
+    ```mlir
+    %r = coll.}] # mnemonic # [{ %gw, %gb {axis = "batch"}
+        : tensor<4x3xf32>, tensor<3xf32>
+    %w, %b = coll.wait %r : tensor<4x3xf32>, tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Coll_FloatTensor>:$xs, StrAttr:$axis,
+                       OptionalAttr<I64ElementsAttr>:$groups);
+  let results = (outs Coll_RequestType:$request);
+  let assemblyFormat = "$xs attr-dict `:` type($xs)";
+  let hasVerifier = 1;
+}
+
+def Coll_PsumStartOp : Coll_ReductionStartOp<"psum_start", "psum">;
+def Coll_PmeanStartOp : Coll_ReductionStartOp<"pmean_start", "pmean">;
+
+def Coll_WaitOp : Coll_TensorOp<"wait"> {
+  let summary = "wait for a reduction started by psum_start or pmean_start";
+  let description = [{
+    Completes the reduction of `request` and yields the reduced tensors, of
+    the types and in the order of the start's operands. Every request has
+    exactly one wait, in the block of its start; the timeout and the
+    agreement checks of the collectives hold as for `coll.psum` (the ranks
+    agree on the start, and a rank waits at most the collective timeout
+    here).
+
+    Example:
+    ```mlir
+    %r = coll.psum_start %x {axis = "batch"} : tensor<16xf32>
+    %s = coll.wait %r : tensor<16xf32>
+    ```
+  }];
+  let arguments = (ins Coll_RequestType:$request);
+  let results = (outs Variadic<Coll_FloatTensor>:$results);
+  let assemblyFormat = "$request attr-dict `:` type($results)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The start of the request: psum_start or pmean_start.
+    ::mlir::Operation *getStart();
+  }];
 }
 
 def Coll_AxisSizeOp : Coll_Op<"axis_size", [Pure]> {

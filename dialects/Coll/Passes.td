@@ -59,4 +59,46 @@ def CollAverageGradients
   ];
 }
 
+def CollBucketReductions
+    : Pass<"coll-bucket-reductions", "::mlir::ModuleOp"> {
+  let summary = "Fuse psums and pmeans into buckets and overlap their "
+                "communication with the computation around them";
+  let description = [{
+    Tensor fusion (Horovod) and gradient buckets (PyTorch DDP), as a
+    transformation of the IR: the `coll.psum`s and `coll.pmean`s of a block
+    (for a data-parallel step, the gradients' reductions of
+    `coll-average-gradients`, after `ad-differentiate` and inlining) are
+    grouped into buckets of at most `bucket-bytes` bytes, and each bucket
+    becomes one `coll.psum_start` / `coll.pmean_start` of its tensors and
+    one `coll.wait`:
+
+    * the start is placed right after the last of its tensors is computed
+      (in the backward pass), the wait right before the first of its
+      results is used (by the update), so that the bucket's communication
+      can run while the rest of the backward pass computes;
+    * a bucket holds reductions of one kind, axis, `groups` and element
+      type; its members are taken in the order their tensors are computed
+      (the backward pass yields the last layer's gradients first), and a
+      reduction joins a bucket only if none of the bucket's results is
+      used before its tensor is computed;
+    * a tensor larger than `bucket-bytes` is a bucket of its own;
+      `bucket-bytes=0` makes every reduction its own bucket.
+
+    With `overlap=false` the start is placed right before the wait: the
+    buckets are fused, but each is waited for at once.
+
+    Results are the same reductions: elementwise over the ranks, so the
+    sums of two ranks are bit-identical to the unbucketed ones.
+  }];
+  let options = [
+    Option<"bucketBytes", "bucket-bytes", "int64_t", /*default=*/"26214400",
+           "Most bytes of the tensors of one bucket (default 25 MiB, as "
+           "PyTorch DDP; 0: one reduction per tensor)">,
+    Option<"overlap", "overlap", "bool", /*default=*/"true",
+           "Start each bucket where its tensors are ready (false: where its "
+           "results are needed)">
+  ];
+  let dependentDialects = ["::trellis::coll::CollDialect"];
+}
+
 #endif // TRELLIS_COLL_PASSES

@@ -459,6 +459,82 @@ void pmeanGroups(StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,
     y[i] /= divisor;
 }
 
+//===----------------------------------------------------------------------===//
+// Reductions in flight (coll.psum_start, coll.pmean_start, coll.wait)
+//===----------------------------------------------------------------------===//
+
+/// A started reduction: its MPI requests (one per piece), the buffer it
+/// reduces in place, and what its wait must do after them.
+struct PendingReduction {
+  std::vector<MPI_Request> requests;
+  const void *buffer;
+  int64_t count;
+  /// The group's size for a mean, 0 for a sum.
+  int divisor;
+};
+
+/// Requests by number; numbers are never reused within a process.
+struct PendingReductions {
+  std::map<int64_t, PendingReduction> byId;
+  int64_t next = 1;
+};
+
+PendingReductions &pendingReductions() {
+  static PendingReductions pending;
+  return pending;
+}
+
+template <typename T>
+int64_t reduceStart(StridedMemRefType<T, 1> *buffer,
+                    StridedMemRefType<int64_t, 1> *groups, int64_t groupSize,
+                    bool mean, int64_t maxCount, const char *op) {
+  int limit = pieceLimit(maxCount, op);
+  MPI_Comm comm = groupComm(groups, groupSize, op);
+  PendingReduction pending;
+  pending.buffer = data(buffer);
+  pending.count = count(buffer, op);
+  pending.divisor = 0;
+  if (mean)
+    check(MPI_Comm_size(comm, &pending.divisor), "MPI_Comm_size");
+  T *x = data(buffer);
+  forEachPiece(pending.count, limit, [&](int64_t offset, int c) {
+    MPI_Request request;
+    check(MPI_Iallreduce(MPI_IN_PLACE, x + offset, c, mpiType<T>(), MPI_SUM,
+                         comm, &request),
+          "MPI_Iallreduce");
+    pending.requests.push_back(request);
+  });
+  PendingReductions &all = pendingReductions();
+  int64_t id = all.next++;
+  all.byId.emplace(id, std::move(pending));
+  return id;
+}
+
+template <typename T>
+void reduceWait(int64_t id, StridedMemRefType<T, 1> *buffer) {
+  PendingReductions &all = pendingReductions();
+  auto it = all.byId.find(id);
+  if (it == all.byId.end())
+    fail("coll.wait: internal error: request %lld was not started or was "
+         "waited for already",
+         static_cast<long long>(id));
+  PendingReduction pending = std::move(it->second);
+  all.byId.erase(it);
+  if (pending.buffer != data(buffer) ||
+      pending.count != count(buffer, "coll.wait"))
+    fail("coll.wait: internal error: request %lld waits on another buffer "
+         "than it started with",
+         static_cast<long long>(id));
+  if (!pending.requests.empty())
+    waitAll(static_cast<int>(pending.requests.size()), pending.requests.data(),
+            "MPI_Iallreduce");
+  if (!pending.divisor)
+    return;
+  T divisor = static_cast<T>(pending.divisor), *y = data(buffer);
+  for (int64_t i = 0; i < pending.count; ++i)
+    y[i] /= divisor;
+}
+
 template <typename T>
 void ppermute(StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,
               StridedMemRefType<int64_t, 1> *pairs, int64_t maxCount) {
@@ -689,9 +765,18 @@ void trellis_coll_init() {
   MPI_Initialized(&initialized);
   if (initialized)
     return;
-  int provided;
-  if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) !=
-      MPI_SUCCESS) {
+  int provided, rc;
+  {
+    // MPI_Init waits for every rank. They arrive at different times (each
+    // starts, and trellis-run compiles, first): the timeout plus twice this
+    // rank's own time so far.
+    CallWatchdog watchdog("MPI_Init",
+                          "a rank did not start, or stopped or hung before "
+                          "it joined the job",
+                          launcherRank(), 2 * secondsSinceLoad());
+    rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  }
+  if (rc != MPI_SUCCESS) {
     std::fprintf(stderr, "trellis: MPI_Init_thread failed\n");
     std::exit(1);
   }
@@ -725,6 +810,9 @@ void trellis_coll_finalize() {
   for (auto &entry : groupComms())
     MPI_Comm_free(&entry.second);
   groupComms().clear();
+  CallWatchdog watchdog("MPI_Finalize",
+                        "a rank stopped or hung after the end of the program",
+                        worldRank());
   MPI_Finalize();
 }
 
@@ -808,6 +896,20 @@ int64_t trellis_coll_axis_size() { return worldSize(); }
       int64_t maxCount, StridedMemRefType<int8_t, 1> *where) {                 \
     CollectiveScope scope(site("coll.adasum", bufferText(where)));             \
     adasum(in, out, groups, groupSize, maxCount);                              \
+  }                                                                            \
+  int64_t _mlir_ciface_trellis_coll_reduce_start_##SUFFIX(                     \
+      StridedMemRefType<T, 1> *buffer, StridedMemRefType<int64_t, 1> *groups,  \
+      int64_t groupSize, int64_t mean, int64_t maxCount,                       \
+      StridedMemRefType<int8_t, 1> *where) {                                   \
+    const char *op = mean ? "coll.pmean_start" : "coll.psum_start";            \
+    CollectiveScope scope(site(op, bufferText(where)));                        \
+    return reduceStart(buffer, groups, groupSize, mean != 0, maxCount, op);    \
+  }                                                                            \
+  void _mlir_ciface_trellis_coll_reduce_wait_##SUFFIX(                         \
+      int64_t request, StridedMemRefType<T, 1> *buffer,                        \
+      StridedMemRefType<int8_t, 1> *where) {                                   \
+    CollectiveScope scope(site("coll.wait", bufferText(where)));               \
+    reduceWait(request, buffer);                                               \
   }
 TRELLIS_COLL_DEFINE(f32, float)
 TRELLIS_COLL_DEFINE(f64, double)

@@ -98,6 +98,12 @@ int64_t trellis_coll_axis_size();
 // ints); longer buffers go in pieces of that many elements. `where` is the
 // op's source location (`model.mlir:5:10`, not NUL-terminated, may be
 // empty), which failures and timeouts name.
+//
+// reduce_start (coll.psum_start, coll.pmean_start with mean = 1) starts the
+// sum over the group of `buffer`, in place, and returns its request;
+// reduce_wait completes it (within the collective timeout) and, for a
+// mean, divides by the group's size. The buffer must stay alive and
+// untouched in between; a request is waited for once.
 #define TRELLIS_COLL_DECLARE(SUFFIX, T)                                        \
   void _mlir_ciface_trellis_coll_psum_groups_##SUFFIX(                         \
       StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,               \
@@ -118,7 +124,14 @@ int64_t trellis_coll_axis_size();
   void _mlir_ciface_trellis_coll_adasum_##SUFFIX(                              \
       StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,               \
       StridedMemRefType<int64_t, 1> *groups, int64_t groupSize,                \
-      int64_t maxCount, StridedMemRefType<int8_t, 1> *where);
+      int64_t maxCount, StridedMemRefType<int8_t, 1> *where);                  \
+  int64_t _mlir_ciface_trellis_coll_reduce_start_##SUFFIX(                     \
+      StridedMemRefType<T, 1> *buffer, StridedMemRefType<int64_t, 1> *groups,  \
+      int64_t groupSize, int64_t mean, int64_t maxCount,                       \
+      StridedMemRefType<int8_t, 1> *where);                                    \
+  void _mlir_ciface_trellis_coll_reduce_wait_##SUFFIX(                         \
+      int64_t request, StridedMemRefType<T, 1> *buffer,                        \
+      StridedMemRefType<int8_t, 1> *where);
 TRELLIS_COLL_DECLARE(f32, float)
 TRELLIS_COLL_DECLARE(f64, double)
 #undef TRELLIS_COLL_DECLARE

@@ -221,13 +221,16 @@ void printRows(llvm::raw_ostream &os, DenseIntElementsAttr rows) {
 }
 
 /// What all ranks must agree on about a collective: the op, its operand's
-/// dtype and shape, and whatever else changes the communication (the result
-/// of all_gather, groups, pairs), e.g. `coll.psum f32[4x8] groups=[[0,1]]`.
+/// dtype and shape (every tensor of a bucket's start), and whatever else
+/// changes the communication (the result of all_gather, groups, pairs),
+/// e.g. `coll.psum f32[4x8] groups=[[0,1]]`, `coll.pmean_start f32[4],f32[]`.
 std::string describeCollective(Operation *op) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << op->getName() << ' ';
-  printTensor(os, cast<RankedTensorType>(op->getOperand(0).getType()));
+  llvm::interleave(
+      op->getOperandTypes(), os,
+      [&](Type type) { printTensor(os, cast<RankedTensorType>(type)); }, ",");
   if (auto gather = dyn_cast<AllGatherOp>(op)) {
     os << " -> ";
     printTensor(os, gather.getResult().getType());
@@ -262,7 +265,8 @@ std::string describeLocation(Location loc) {
 
 /// True for the collectives that communicate (not axis_size, axis_index).
 bool communicates(Operation *op) {
-  return isa<PsumOp, PmeanOp, PpermuteOp, AllGatherOp, AdasumOp>(op);
+  return isa<PsumOp, PmeanOp, PpermuteOp, AllGatherOp, AdasumOp, PsumStartOp,
+             PmeanStartOp>(op);
 }
 
 //===----------------------------------------------------------------------===//
@@ -285,6 +289,14 @@ public:
              << "' (all ranks) is defined";
     if (checkAgreement && communicates(op))
       emitAgreementCheck(op);
+    if (isa<PsumStartOp, PmeanStartOp>(op)) {
+      reductionStart(op);
+      return success();
+    }
+    if (auto wait = dyn_cast<WaitOp>(op)) {
+      reductionWait(wait);
+      return success();
+    }
     Value result =
         llvm::TypeSwitch<Operation *, Value>(op)
             .Case([&](PsumOp op) { return psum(op); })
@@ -500,6 +512,84 @@ private:
     return toTensor(b, loc, out.buffer);
   }
 
+  /// A started bucket: its buffer and the runtime's request number.
+  struct Started {
+    Value bucket;
+    Value request;
+  };
+
+  /// psum_start, pmean_start: the tensors copied end to end into a fresh
+  /// buffer (the bucket), whose reduction the runtime starts in place. The
+  /// start stays until its wait is lowered.
+  void reductionStart(Operation *op) {
+    Location loc = op->getLoc();
+    auto elementType =
+        cast<RankedTensorType>(op->getOperand(0).getType()).getElementType();
+    int64_t total = 0;
+    for (Type type : op->getOperandTypes())
+      total += cast<RankedTensorType>(type).getNumElements();
+    Value bucket =
+        memref::AllocOp::create(b, loc, MemRefType::get({total}, elementType));
+    int64_t offset = 0;
+    for (Value x : op->getOperands()) {
+      int64_t n = cast<RankedTensorType>(x.getType()).getNumElements();
+      memref::CopyOp::create(b, loc, readBuffer(b, loc, x).flat,
+                             piece(loc, bucket, offset, n));
+      offset += n;
+    }
+    auto groups = op->getAttrOfType<DenseIntElementsAttr>("groups");
+    std::optional<DenseIntElementsAttr> maybeGroups;
+    if (groups)
+      maybeGroups = groups;
+    SmallVector<Value> results;
+    callRuntime(
+        b, loc, module,
+        byElementType(elementType, RuntimeFunction::CollReduceStartF32,
+                      RuntimeFunction::CollReduceStartF64),
+        {dynamic(b, loc, bucket),
+         dynamic(b, loc, constantBuffer(b, loc, flatGroups(maybeGroups))),
+         i64Constant(b, loc, groupSize(maybeGroups)),
+         i64Constant(b, loc, isa<PmeanStartOp>(op)), maxCountValue(loc),
+         whereValue(loc)},
+        {b.getI64Type()}, &results);
+    started[op] = {bucket, results[0]};
+  }
+
+  /// coll.wait: the runtime completes the request (and divides a mean);
+  /// each result is copied out of the bucket into a buffer of its own.
+  void reductionWait(WaitOp wait) {
+    Location loc = wait.getLoc();
+    Operation *start = wait.getStart();
+    Started bucket = started.lookup(start);
+    auto elementType =
+        cast<MemRefType>(bucket.bucket.getType()).getElementType();
+    callRuntime(
+        b, loc, module,
+        byElementType(elementType, RuntimeFunction::CollReduceWaitF32,
+                      RuntimeFunction::CollReduceWaitF64),
+        {bucket.request, dynamic(b, loc, bucket.bucket), whereValue(loc)});
+    int64_t offset = 0;
+    for (Value result : wait.getResults()) {
+      auto type = cast<RankedTensorType>(result.getType());
+      int64_t n = type.getNumElements();
+      FlatBuffer out = newBuffer(b, loc, type);
+      memref::CopyOp::create(b, loc, piece(loc, bucket.bucket, offset, n),
+                             out.flat);
+      result.replaceAllUsesWith(toTensor(b, loc, out.buffer));
+      offset += n;
+    }
+    wait.erase();
+    start->erase();
+    started.erase(start);
+  }
+
+  /// Elements [offset, offset + n) of the 1-D `buffer`.
+  Value piece(Location loc, Value buffer, int64_t offset, int64_t n) {
+    return memref::SubViewOp::create(b, loc, buffer, ArrayRef<int64_t>{offset},
+                                     ArrayRef<int64_t>{n},
+                                     ArrayRef<int64_t>{1});
+  }
+
   /// MPI_Comm_size has no upstream lowering in LLVM 22.
   Value axisSize(Location loc) {
     SmallVector<Value> results;
@@ -518,6 +608,8 @@ private:
 
   ModuleOp module;
   OpBuilder b;
+  /// Starts lowered whose wait is not yet.
+  DenseMap<Operation *, Started> started;
   bool checkAgreement;
   bool upstreamAllreduce;
   int64_t maxCount;

@@ -150,3 +150,43 @@ LogicalResult AllGatherOp::verify() {
   }
   return success();
 }
+
+/// The verifier of psum_start and pmean_start: a reduction's constraints,
+/// one element type for the bucket, and one wait in the same block.
+template <typename OpTy> static LogicalResult verifyReductionStart(OpTy op) {
+  if (failed(verifyReduction(op)))
+    return failure();
+  if (op.getXs().empty())
+    return op.emitOpError("expects at least one tensor");
+  Type elementType =
+      cast<RankedTensorType>(op.getXs().front().getType()).getElementType();
+  for (Value x : op.getXs())
+    if (cast<RankedTensorType>(x.getType()).getElementType() != elementType)
+      return op.emitOpError("expects tensors of one element type, got ")
+             << elementType << " and "
+             << cast<RankedTensorType>(x.getType()).getElementType();
+  Value request = op.getRequest();
+  if (!request.hasOneUse() || !isa<WaitOp>(*request.getUsers().begin()) ||
+      request.getUsers().begin()->getBlock() != op->getBlock())
+    return op.emitOpError(
+        "expects its request to have exactly one use, a coll.wait in the "
+        "same block");
+  return success();
+}
+
+LogicalResult PsumStartOp::verify() { return verifyReductionStart(*this); }
+
+LogicalResult PmeanStartOp::verify() { return verifyReductionStart(*this); }
+
+Operation *WaitOp::getStart() { return getRequest().getDefiningOp(); }
+
+LogicalResult WaitOp::verify() {
+  Operation *start = getStart();
+  if (!isa_and_nonnull<PsumStartOp, PmeanStartOp>(start))
+    return emitOpError("expects a request of coll.psum_start or "
+                       "coll.pmean_start");
+  if (start->getOperandTypes() != getResultTypes())
+    return emitOpError("expects the types of its start's tensors, got ")
+           << getResultTypes() << " for " << start->getOperandTypes();
+  return success();
+}

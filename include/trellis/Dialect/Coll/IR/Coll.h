@@ -1,6 +1,6 @@
 //===- Coll.h - The coll dialect --------------------------------*- C++ -*-===//
 //
-// Public header of the coll dialect: the dialect class and its ops.
+// Public header of the coll dialect: the dialect class, its types and ops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +18,9 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "trellis/Dialect/Coll/IR/CollDialect.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "trellis/Dialect/Coll/IR/CollTypes.h.inc"
 
 #define GET_OP_CLASSES
 #include "trellis/Dialect/Coll/IR/CollOps.h.inc"
