@@ -52,6 +52,11 @@ constexpr double kAnswerSeconds = 1.0;
 /// to end before reporting itself.
 constexpr double kDeferredSeconds = 5.0;
 
+/// How much longer than rank r - 1 the watchdog of rank r waits (up to rank
+/// 10): the launcher ends the job after the first rank's exit.
+constexpr double kWatchdogStaggerSeconds = 1.0;
+
+const Clock::time_point loadedAt = Clock::now();
 double timeoutSeconds = kDefaultTimeoutSeconds;
 std::string currentSite;
 MPI_Comm runtimeComm = MPI_COMM_NULL;
@@ -361,6 +366,57 @@ void trellis::collectives::timedBarrier(MPI_Comm comm, double extraSeconds) {
   MPI_Request request;
   checkMpi(MPI_Ibarrier(comm, &request), "MPI_Ibarrier");
   waitAll(1, &request, "MPI_Ibarrier", extraSeconds);
+}
+
+CallWatchdog::CallWatchdog(std::string call, std::string cause, int rank,
+                           double extraSeconds) {
+  if (timeoutSeconds <= 0)
+    return;
+  double limit = timeoutSeconds + extraSeconds +
+                 kWatchdogStaggerSeconds * std::min(std::max(rank, 0), 10);
+  thread = std::thread([this, call = std::move(call), cause = std::move(cause),
+                        rank, limit] {
+    std::unique_lock<std::mutex> lock(mutex);
+    if (finished.wait_for(lock, std::chrono::duration<double>(limit),
+                          [this] { return done; }))
+      return;
+    std::fprintf(stderr,
+                 "trellis: rank %d: collective timeout: %s did not complete "
+                 "within the timeout of %s s (waited %.1f s); %s\n",
+                 rank, call.c_str(), formatSeconds(timeoutSeconds).c_str(),
+                 limit, cause.c_str());
+    std::fflush(stderr);
+    // Not exit: the atexit handlers would call MPI, which is mid-call.
+    std::_Exit(1);
+  });
+}
+
+CallWatchdog::~CallWatchdog() {
+  if (!thread.joinable())
+    return;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    done = true;
+  }
+  finished.notify_one();
+  thread.join();
+}
+
+int trellis::collectives::launcherRank() {
+  for (const char *name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
+    const char *value = std::getenv(name);
+    char *end = nullptr;
+    if (!value || !*value)
+      continue;
+    long rank = std::strtol(value, &end, 10);
+    if (*end == '\0' && rank >= 0 && rank <= INT32_MAX)
+      return static_cast<int>(rank);
+  }
+  return 0;
+}
+
+double trellis::collectives::secondsSinceLoad() {
+  return secondsSince(loadedAt);
 }
 
 std::string trellis::collectives::formatRanks(const std::vector<int> &ranks) {

@@ -16,7 +16,10 @@
 
 #include <mpi.h>
 
+#include <condition_variable>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace trellis::collectives {
@@ -65,6 +68,36 @@ void waitAll(int count, MPI_Request *requests, const char *call,
 
 /// A nonblocking barrier on `comm` completed by waitAll.
 void timedBarrier(MPI_Comm comm, double extraSeconds = 0);
+
+/// Bounds a blocking MPI call that has no request to test: MPI_Init and
+/// MPI_Finalize wait for every rank inside the MPI library (a rank stopped
+/// before it joins the job keeps the others in MPI_Init). Unless destroyed
+/// first, a thread of its own, which makes no MPI call, prints one line
+/// naming `call` and `cause` after the collective timeout plus
+/// `extraSeconds` and ends the process (exit code 1; the launcher then ends
+/// the job). Rank r waits min(r, 10) s more, so that usually the lowest
+/// waiting rank alone prints. With no timeout (0) it does nothing.
+class CallWatchdog {
+public:
+  CallWatchdog(std::string call, std::string cause, int rank,
+               double extraSeconds = 0);
+  ~CallWatchdog();
+  CallWatchdog(const CallWatchdog &) = delete;
+  CallWatchdog &operator=(const CallWatchdog &) = delete;
+
+private:
+  std::mutex mutex;
+  std::condition_variable finished;
+  bool done = false;
+  std::thread thread;
+};
+
+/// This process's rank as the MPI launcher tells it (OMPI_COMM_WORLD_RANK,
+/// PMIX_RANK, PMI_RANK), for use before MPI_Init; 0 if none says.
+int launcherRank();
+
+/// Seconds since the runtime library was loaded (about the process's age).
+double secondsSinceLoad();
 
 /// `rank 3` or `ranks 0-2, 5` (`ranks` ascending).
 std::string formatRanks(const std::vector<int> &ranks);
