@@ -13,8 +13,9 @@ whose process no longer exists (SIGKILL) are removed at the start.
 mpirun runs inside host a (so that the daemons reach it over the veth) with
 a hostfile naming hosts trellis-a and trellis-b, an rsh agent that runs the
 daemon's command in the namespace of the host it is given (`ip netns exec`),
-`btl tcp,self` and btl_tcp_if_include / oob_tcp_if_include tveth0. Every
-mpirun has a 120 s timeout.
+`btl tcp,self` and btl_tcp_if_include / oob_tcp_if_include tveth0, and
+`--bind-to none` (each "host" would bind its rank to its first core, the
+same core of this machine: 6x slower). Every mpirun has a 120 s timeout.
 
 * placement: rank 0 runs in namespace a, rank 1 in namespace b;
 * traffic: tveth0 carried the training's reductions (its byte counters grew
@@ -156,6 +157,8 @@ def run(cmd, what):
 def two_host_mpirun(agent, hostfile):
     return ["ip", "netns", "exec", HOSTS["trellis-a"], "mpirun",
             "--hostfile", hostfile, "-np", "2",
+            # Each "host" would bind its rank to its core 0: the same core.
+            "--bind-to", "none",
             "--mca", "plm_rsh_agent", agent,
             "--mca", "btl", "tcp,self",
             "--mca", "btl_tcp_if_include", IFACE,
