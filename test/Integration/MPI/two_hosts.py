@@ -199,7 +199,11 @@ for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
     signal.signal(signum, end_on_signal)
 remove_stale_namespaces()
 try:
-    create_hosts()
+    try:
+        create_hosts()
+    except (RuntimeError, OSError) as e:
+        sys.exit(f"FAIL: making the namespaces (root or CAP_NET_ADMIN, "
+                 f"iproute2): {e}")
     agent, hostfile = write_agent()
 
     # Placement: the network namespace of each rank.
