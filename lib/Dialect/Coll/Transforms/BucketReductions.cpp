@@ -94,11 +94,12 @@ struct CollBucketReductionsPass
   using Base::Base;
 
   LogicalResult initialize(MLIRContext *ctx) override {
-    if (bucketBytes < 0)
+    int64_t bytes = bucketBytes;
+    if (bytes < 0)
       return emitError(UnknownLoc::get(ctx))
              << "coll-bucket-reductions: bucket-bytes must not be negative, "
                 "got "
-             << bucketBytes;
+             << bytes;
     return success();
   }
 
