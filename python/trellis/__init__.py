@@ -34,3 +34,11 @@ from .layers import Model, Input  # noqa: E402
 from .autodiff import grad, value_and_grad, gradient_module  # noqa: E402
 from . import optim  # noqa: E402
 from .train import Trainer, step_module  # noqa: E402
+
+
+def __getattr__(name):
+    # trellis.torch imports PyTorch: only when used.
+    if name == "torch":
+        import importlib
+        return importlib.import_module(".torch", __name__)
+    raise AttributeError(f"module 'trellis' has no attribute {name!r}")

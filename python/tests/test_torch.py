@@ -1,0 +1,144 @@
+"""trellis.torch.export: modules traced with torch.fx, run and
+differentiated by Trellis, against PyTorch in f64 (1e-9 relative)."""
+
+import inspect
+
+import numpy as np
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import trellis
+import trellis.torch as tt
+
+from conftest import close
+
+torch.manual_seed(0)
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(6, 16)
+        self.norm = nn.LayerNorm(16)
+        self.act = nn.GELU()
+        self.drop = nn.Dropout(0.2)
+        self.fc2 = nn.Linear(16, 3)
+
+    def forward(self, x):
+        return self.fc2(self.drop(self.act(self.norm(self.fc1(x)))))
+
+
+class WithLoss(nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.net, self.loss = net, nn.CrossEntropyLoss()
+
+    def forward(self, x, y):
+        return self.loss(self.net(x), y)
+
+
+def check(module, args):
+    """Forward outputs, then the gradients of the module's scalar output."""
+    text = tt.export(module, args)
+    params = tt.parameters(module)
+    assert len(params) == len(list(module.parameters()))
+    (out,) = trellis.compile(text, "forward")(*params, *tt.inputs(args))
+    ref = module(*args)
+    close(out, ref.detach().numpy(), f"{type(module).__name__} forward")
+    value, grads = tt.value_and_grad(module, args)(params, *tt.inputs(args))
+    module.zero_grad()
+    ref.backward()
+    close(value, ref.item(), "value")
+    for (name, p), g in zip(module.named_parameters(), grads):
+        close(g, p.grad.numpy(), f"gradient of {name}")
+    return text
+
+
+def test_mlp_with_layer_norm_and_gelu():
+    net = MLP().double().eval()
+    x = torch.randn(8, 6, dtype=torch.float64)
+    y = torch.randint(0, 3, (8,))
+    text = check(WithLoss(net), (x, y))
+    assert "nn.layer_norm" in text and "nn.gelu" in text and "nn.cross_entropy" in text
+    assert "nn.dropout" not in text  # eval mode
+    # @forward's arguments: the parameters in named_parameters() order.
+    names = tt.parameter_names(WithLoss(net))
+    assert names[:2] == ["net.fc1.weight", "net.fc1.bias"] and names[-1] == "net.fc2.bias"
+    assert text.count("tensor<16x6xf64>") >= 1  # fc1.weight as PyTorch stores it
+
+
+class Ops(nn.Module):
+    """The tensor functions and methods around the layers."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 8)
+        self.proj = nn.Linear(8, 8, bias=False)
+        self.scale = nn.Parameter(torch.randn(8))
+        self.flat = nn.Flatten()
+        self.out = nn.Linear(24, 4)
+        self.tanh = nn.Tanh()
+
+    def forward(self, ids, c):
+        h = self.emb(ids)                                 # 2x3x8
+        h = torch.add(self.proj(h), self.scale) * 0.5     # broadcast, scalar
+        h = F.relu(h) + torch.sigmoid(h) - h.tanh() / 3.0
+        h = h.transpose(1, 2).permute(0, 2, 1).reshape(2, 3, 8).contiguous()
+        h = self.tanh(F.softmax(h, dim=-1) * 4.0 + torch.log_softmax(h, -1).view(2, 3, 8))
+        z = self.out(self.flat(h))                        # 2x4
+        return (F.gelu(z, approximate="tanh") * c).mean() + z.sum() * 0.1
+
+
+def test_tensor_ops():
+    m = Ops().double()
+    ids = torch.randint(0, 10, (2, 3))
+    c = torch.randn(2, 4, dtype=torch.float64)
+    text = check(m, (ids, c))
+    assert "linalg.transpose" in text and "linalg.broadcast" in text and "tensor.expand_shape" in text
+
+
+def test_dropout_in_training_mode_takes_a_key():
+    m = nn.Sequential(nn.Linear(4, 64), nn.Dropout(0.5)).double()
+    x = torch.randn(3, 4, dtype=torch.float64)
+    ex = tt.trace(m, (x,))
+    assert ex.args[-1].name == "%rng" and "nn.dropout" in ex.text
+    (y,) = trellis.compile(ex.text, "forward")(*tt.parameters(m), x.numpy(), np.array([1, 2], np.int32))
+    m.eval()
+    full = m(x).detach().numpy()
+    kept = y != 0
+    close(y[kept], 2 * full[kept], "kept elements scaled by 1/(1-p)")
+    assert 0.3 < kept.mean() < 0.7
+
+
+def line_of(text):
+    src, start = inspect.getsourcelines(Unsupported.forward)
+    return start + next(i for i, l in enumerate(src) if text in l)
+
+
+class Unsupported(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(2, 2, 3)
+
+    def forward(self, x):
+        return self.conv(x)
+
+
+class UnsupportedFn(nn.Module):
+    def forward(self, x):
+        return torch.cumsum(x, 0)
+
+
+def test_unsupported_module_names_it_and_its_line():
+    with pytest.raises(tt.ExportError) as e:
+        tt.export(Unsupported(), (torch.randn(1, 2, 5),))
+    msg = str(e.value)
+    assert msg.startswith("unsupported module conv (torch.nn.modules.conv.Conv1d) at ")
+    assert msg.endswith(f"test_torch.py:{line_of('self.conv(x)')}"), msg
+    assert "\n" not in msg
+    with pytest.raises(tt.ExportError, match=r"unsupported function torch.cumsum at .*test_torch.py:\d+$"):
+        tt.export(UnsupportedFn(), (torch.randn(3),))
+    with pytest.raises(tt.ExportError, match="only the last dimension"):
+        tt.export(nn.Softmax(dim=0), (torch.randn(3, 4),))
