@@ -167,7 +167,26 @@ llvm::Expected<NpyHeader> HeaderParser::parse() {
   return header;
 }
 
-llvm::Expected<HostArray> trellis::runtime::parseNpy(StringRef bytes) {
+std::optional<size_t> trellis::runtime::getNpyHeaderSize(StringRef prefix) {
+  if (!prefix.starts_with(kMagic) || prefix.size() < kMagic.size() + 2)
+    return std::nullopt;
+  uint8_t major = prefix[kMagic.size()];
+  if (major < 1 || major > 3)
+    return std::nullopt;
+  // Version 1.0 stores the header length in 16 bits, 2.0 and 3.0 in 32.
+  size_t lengthBytes = major == 1 ? 2 : 4;
+  size_t headerStart = kMagic.size() + 2 + lengthBytes;
+  if (prefix.size() < headerStart)
+    return std::nullopt;
+  const char *lengthField = prefix.data() + kMagic.size() + 2;
+  uint64_t headerLength = lengthBytes == 2
+                              ? llvm::support::endian::read16le(lengthField)
+                              : llvm::support::endian::read32le(lengthField);
+  return headerStart + headerLength;
+}
+
+llvm::Expected<NpyLayout> trellis::runtime::parseNpyHeader(StringRef bytes,
+                                                           uint64_t fileSize) {
   if (!bytes.starts_with(kMagic))
     return makeError("not a NumPy .npy file (bad magic)");
   if (bytes.size() < kMagic.size() + 2)
@@ -186,14 +205,13 @@ llvm::Expected<HostArray> trellis::runtime::parseNpy(StringRef bytes) {
   size_t headerStart = kMagic.size() + 2 + lengthBytes;
   if (bytes.size() < headerStart)
     return makeError("truncated .npy header");
-  const char *lengthField = bytes.data() + kMagic.size() + 2;
-  uint64_t headerLength = lengthBytes == 2
-                              ? llvm::support::endian::read16le(lengthField)
-                              : llvm::support::endian::read32le(lengthField);
-  if (headerLength > bytes.size() - headerStart)
+  uint64_t headerLength = *getNpyHeaderSize(bytes) - headerStart;
+  if (headerLength > fileSize - headerStart)
     return makeError("truncated .npy header: it claims " +
                      llvm::Twine(headerLength) + " bytes, the file has " +
-                     llvm::Twine(bytes.size() - headerStart));
+                     llvm::Twine(fileSize - headerStart));
+  if (headerLength > bytes.size() - headerStart)
+    return makeError("truncated .npy header");
 
   llvm::Expected<NpyHeader> header =
       HeaderParser(bytes.substr(headerStart, headerLength)).parse();
@@ -217,18 +235,27 @@ llvm::Expected<HostArray> trellis::runtime::parseNpy(StringRef bytes) {
       getCheckedByteSize(header->shape, getByteWidth(*dtype));
   if (!dataBytes)
     return makeError("shape " + formatShape(header->shape) + " is too large");
-  StringRef data = bytes.drop_front(headerStart + headerLength);
-  if (data.size() != *dataBytes)
+  size_t dataOffset = headerStart + headerLength;
+  uint64_t fileDataBytes = fileSize - dataOffset;
+  if (fileDataBytes != *dataBytes)
     return makeError(
-        llvm::Twine(data.size() < *dataBytes ? "truncated data"
-                                             : "data size mismatch") +
+        llvm::Twine(fileDataBytes < *dataBytes ? "truncated data"
+                                               : "data size mismatch") +
         ": shape " + formatShape(header->shape) + " of " +
         getNumpyName(*dtype) + " needs " + llvm::Twine(*dataBytes) +
-        " bytes, the file has " + llvm::Twine(data.size()));
+        " bytes, the file has " + llvm::Twine(fileDataBytes));
+  return NpyLayout{*dtype, std::move(header->shape), dataOffset};
+}
 
-  llvm::Expected<HostArray> array = HostArray::create(*dtype, header->shape);
+llvm::Expected<HostArray> trellis::runtime::parseNpy(StringRef bytes) {
+  llvm::Expected<NpyLayout> layout = parseNpyHeader(bytes, bytes.size());
+  if (!layout)
+    return layout.takeError();
+  llvm::Expected<HostArray> array =
+      HostArray::create(layout->dtype, layout->shape);
   if (!array)
     return array.takeError();
+  StringRef data = bytes.drop_front(layout->dataOffset);
   if (!data.empty())
     std::memcpy(array->getData(), data.data(), data.size());
   return array;

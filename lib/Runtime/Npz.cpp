@@ -3,22 +3,25 @@
 // The zip subset NumPy writes: the end-of-central-directory record (ZIP64
 // not supported: archives up to 4 GiB), central directory entries, local
 // headers, members stored (method 0) or deflated (method 8, raw deflate
-// through zlib). Every offset and size is checked against the buffer.
+// through zlib). Every offset and size is checked against the buffer, the
+// members' bytes against each other's, before anything is inflated. (readNpz,
+// which checks what they inflate to against the memory limit, is in
+// NpzFile.cpp: this file is compiled into the fuzzer without the limit.)
 //
 //===----------------------------------------------------------------------===//
 
 #include "trellis/Runtime/Npz.h"
 
 #include "RuntimeError.h"
-#include "trellis/Runtime/Files.h"
 #include "trellis/Runtime/Npy.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CRC.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <unistd.h>
@@ -43,29 +46,180 @@ static uint32_t u32(StringRef b, size_t at) {
 /// bits).
 static constexpr uint64_t kMaxDeflateRatio = 1032;
 
-static llvm::Expected<std::string> inflateRaw(StringRef data, size_t size) {
-  // A size the data cannot inflate to is corrupt, and must not make us
-  // allocate it.
-  if (size / kMaxDeflateRatio > data.size())
-    return makeError("corrupt deflated member: " + llvm::Twine(data.size()) +
-                     " bytes cannot inflate to " + llvm::Twine(size));
-  std::string out(size, '\0');
+namespace {
+
+/// One member as the central directory and its local header describe it.
+struct Member {
+  std::string name;
+  uint16_t method;
+  uint32_t crc;
+  uint32_t packed, size;
+  /// Where its local header starts and its data starts, in the archive.
+  uint64_t local, data;
+};
+
+/// Inflates a raw deflate stream piece by piece into memory of the caller's,
+/// so that a member is inflated straight into its array.
+class Inflater {
+public:
+  Inflater() = default;
+  Inflater(const Inflater &) = delete;
+  Inflater &operator=(const Inflater &) = delete;
+  ~Inflater() {
+    if (initialized)
+      inflateEnd(&stream);
+  }
+
+  llvm::Error init(StringRef data) {
+    if (inflateInit2(&stream, -MAX_WBITS) != Z_OK)
+      return makeError("zlib initialization failed");
+    initialized = true;
+    stream.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(data.data()));
+    stream.avail_in = static_cast<uInt>(data.size());
+    return llvm::Error::success();
+  }
+
+  /// Inflates exactly the next `size` bytes to `out`; a stream that ends
+  /// before or is malformed is an error.
+  llvm::Error read(char *out, size_t size) {
+    while (size) {
+      // zlib counts in uInt.
+      uInt piece = static_cast<uInt>(std::min<size_t>(size, 1u << 30));
+      stream.next_out = reinterpret_cast<Bytef *>(out);
+      stream.avail_out = piece;
+      int rc = ended ? Z_STREAM_END : inflate(&stream, Z_NO_FLUSH);
+      size_t produced = piece - stream.avail_out;
+      ended |= rc == Z_STREAM_END;
+      // Z_OK: progress, if only in the input; Z_BUF_ERROR: none possible
+      // (the input ran out).
+      if (rc != Z_OK && (rc != Z_STREAM_END || !produced))
+        return makeError("corrupt deflated member");
+      out += produced;
+      size -= produced;
+    }
+    return llvm::Error::success();
+  }
+
+  /// Succeeds if the stream ends here, with no more bytes.
+  llvm::Error finish() {
+    char extra;
+    stream.next_out = reinterpret_cast<Bytef *>(&extra);
+    stream.avail_out = 1;
+    while (!ended) {
+      int rc = inflate(&stream, Z_NO_FLUSH);
+      ended = rc == Z_STREAM_END;
+      if (!stream.avail_out || (!ended && rc != Z_OK))
+        break;
+    }
+    if (!ended || !stream.avail_out)
+      return makeError("corrupt deflated member");
+    return llvm::Error::success();
+  }
+
+private:
   z_stream stream{};
-  if (inflateInit2(&stream, -MAX_WBITS) != Z_OK)
-    return makeError("zlib initialization failed");
-  stream.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(data.data()));
-  stream.avail_in = static_cast<uInt>(data.size());
-  stream.next_out = reinterpret_cast<Bytef *>(out.data());
-  stream.avail_out = static_cast<uInt>(size);
-  int rc = inflate(&stream, Z_FINISH);
-  size_t produced = stream.total_out;
-  inflateEnd(&stream);
-  if (rc != Z_STREAM_END || produced != size)
-    return makeError("corrupt deflated member");
-  return out;
+  bool initialized = false, ended = false;
+};
+
+} // namespace
+
+/// Inflates the deflated member `raw` of `size` bytes (its .npy file) into
+/// the array it holds: the header first, then the data straight into the
+/// array, so the member costs its size and not twice that. Errors come in
+/// the order of a reader that inflated the whole member first: deflate
+/// errors, then a CRC mismatch, then what is wrong with the .npy. (`size`
+/// is one `raw` can inflate to: parseNpz checks the ratio.)
+static llvm::Expected<HostArray> inflateNpy(StringRef raw, uint32_t size,
+                                            uint32_t crc) {
+  Inflater inflater;
+  if (llvm::Error err = inflater.init(raw))
+    return std::move(err);
+  uint32_t sum = 0;
+  auto read = [&](char *out, size_t bytes) -> llvm::Error {
+    if (llvm::Error err = inflater.read(out, bytes))
+      return err;
+    sum = llvm::crc32(sum,
+                      llvm::ArrayRef(reinterpret_cast<uint8_t *>(out), bytes));
+    return llvm::Error::success();
+  };
+
+  // The fixed prefix says how long the header is.
+  std::string header(std::min<size_t>(size, 10), '\0');
+  if (llvm::Error err = read(header.data(), header.size()))
+    return std::move(err);
+  if (std::optional<size_t> headerSize = getNpyHeaderSize(header)) {
+    size_t have = header.size();
+    header.resize(std::min<size_t>(*headerSize, size));
+    if (llvm::Error err = read(header.data() + have, header.size() - have))
+      return std::move(err);
+  }
+  llvm::Expected<NpyLayout> layout = parseNpyHeader(header, size);
+  llvm::Expected<HostArray> array =
+      layout ? HostArray::create(layout->dtype, layout->shape)
+             : llvm::Expected<HostArray>(layout.takeError());
+  if (array) {
+    if (llvm::Error err = read(array->getData(), array->getByteSize()))
+      return std::move(err);
+  } else {
+    // The rest is still inflated (and dropped), for deflate and CRC errors
+    // to come first.
+    std::string scratch(std::min<size_t>(size - header.size(), 1 << 16), '\0');
+    for (size_t rest = size - header.size(); rest;) {
+      size_t piece = std::min(rest, scratch.size());
+      if (llvm::Error err = read(scratch.data(), piece)) {
+        llvm::consumeError(array.takeError());
+        return std::move(err);
+      }
+      rest -= piece;
+    }
+  }
+  if (llvm::Error err = inflater.finish()) {
+    if (!array)
+      llvm::consumeError(array.takeError());
+    return std::move(err);
+  }
+  if (sum != crc) {
+    if (!array)
+      llvm::consumeError(array.takeError());
+    return makeError("CRC mismatch");
+  }
+  return array;
 }
 
-llvm::Expected<NamedArrays> trellis::runtime::parseNpz(StringRef bytes) {
+/// Fails if two members, or a member and the central directory
+/// [`dirOffset`, `dirEnd`), share bytes: an archive whose directory points
+/// several members at the same compressed data multiplies what a small file
+/// inflates to, past every per-member check (Python's zipfile rejects such
+/// "overlapped entries" too, since 3.12).
+static llvm::Error checkNoOverlap(llvm::ArrayRef<Member> members,
+                                  uint64_t dirOffset, uint64_t dirEnd) {
+  struct Range {
+    uint64_t begin, end;
+    const Member *member; // null for the central directory
+  };
+  llvm::SmallVector<Range> ranges;
+  for (const Member &member : members)
+    ranges.push_back({member.local, member.data + member.packed, &member});
+  ranges.push_back({dirOffset, dirEnd, nullptr});
+  // Stable: of members at one offset, the first two in the directory are
+  // named.
+  llvm::stable_sort(
+      ranges, [](const Range &a, const Range &b) { return a.begin < b.begin; });
+  auto describe = [](const Range &range) {
+    return range.member ? "member '" + range.member->name + "'"
+                        : std::string("the central directory");
+  };
+  for (size_t i = 1; i < ranges.size(); ++i)
+    if (ranges[i].begin < ranges[i - 1].end)
+      return makeError("corrupt .npz archive: " + describe(ranges[i - 1]) +
+                       " and " + describe(ranges[i]) +
+                       " overlap (a zip bomb?)");
+  return llvm::Error::success();
+}
+
+llvm::Expected<NamedArrays>
+trellis::runtime::parseNpz(StringRef bytes,
+                           llvm::function_ref<void(uint64_t)> beforeInflating) {
   // The end record is the last 22 bytes unless there is a comment.
   if (bytes.size() < 22)
     return makeError("not a .npz archive: too short");
@@ -82,53 +236,85 @@ llvm::Expected<NamedArrays> trellis::runtime::parseNpz(StringRef bytes) {
   uint32_t dirOffset = u32(bytes, end + 16);
   if (dirOffset == 0xffffffffu)
     return makeError("ZIP64 archives are not supported");
-  NamedArrays arrays;
-  llvm::StringSet<> names;
+
+  // Every member's records and sizes are checked, and the members against
+  // each other, before anything is inflated. (A reader that went member by
+  // member found the same errors, but those of inflating, CRCs and .npy
+  // contents came before those of later members' records.)
+  llvm::SmallVector<Member> members;
+  uint64_t totalSize = 0;
   size_t at = dirOffset;
   for (uint16_t i = 0; i < entries; ++i) {
     if (at + 46 > bytes.size() || u32(bytes, at) != kCentralMagic)
       return makeError("corrupt .npz archive: bad central directory entry");
-    uint16_t method = u16(bytes, at + 10);
-    uint32_t crc = u32(bytes, at + 16);
-    uint32_t packed = u32(bytes, at + 20), size = u32(bytes, at + 24);
+    Member member;
+    member.method = u16(bytes, at + 10);
+    member.crc = u32(bytes, at + 16);
+    member.packed = u32(bytes, at + 20);
+    member.size = u32(bytes, at + 24);
     uint16_t nameLength = u16(bytes, at + 28), extra = u16(bytes, at + 30),
              comment = u16(bytes, at + 32);
     // 64-bit: `local + 30` must not wrap around for offsets near 4 GiB.
-    uint64_t local = u32(bytes, at + 42);
+    member.local = u32(bytes, at + 42);
     if (at + 46 + nameLength > bytes.size())
       return makeError("corrupt .npz archive: name past the end");
-    std::string name = bytes.substr(at + 46, nameLength).str();
+    member.name = bytes.substr(at + 46, nameLength).str();
     at += 46 + nameLength + extra + comment;
+    uint64_t local = member.local;
     if (local + 30 > bytes.size() || u32(bytes, local) != kLocalMagic)
-      return makeError("corrupt .npz archive: bad local header of '" + name +
-                       "'");
-    size_t data = local + 30 + u16(bytes, local + 26) + u16(bytes, local + 28);
-    if (data > bytes.size() || packed > bytes.size() - data)
-      return makeError("corrupt .npz archive: member '" + name +
+      return makeError("corrupt .npz archive: bad local header of '" +
+                       member.name + "'");
+    member.data = local + 30 + u16(bytes, local + 26) + u16(bytes, local + 28);
+    if (member.data > bytes.size() ||
+        member.packed > bytes.size() - member.data)
+      return makeError("corrupt .npz archive: member '" + member.name +
                        "' runs past the end");
-    StringRef raw = bytes.substr(data, packed);
-    std::string inflated;
-    if (method == 8) {
-      llvm::Expected<std::string> out = inflateRaw(raw, size);
-      if (!out)
-        return makeError("member '" + name +
-                         "': " + llvm::toString(out.takeError()));
-      inflated = std::move(*out);
-      raw = inflated;
-    } else if (method != 0) {
-      return makeError("member '" + name + "': unsupported compression method " +
-                       llvm::Twine(method));
-    } else if (packed != size) {
-      return makeError("corrupt .npz archive: stored member '" + name +
+    // A size the data cannot inflate to is corrupt, and must not make us
+    // allocate it.
+    if (member.method == 8 && member.size / kMaxDeflateRatio > member.packed)
+      return makeError(
+          "member '" + member.name +
+          "': corrupt deflated member: " + llvm::Twine(member.packed) +
+          " bytes cannot inflate to " + llvm::Twine(member.size));
+    if (member.method != 8 && member.method != 0)
+      return makeError("member '" + member.name +
+                       "': unsupported compression method " +
+                       llvm::Twine(member.method));
+    if (member.method == 0 && member.packed != member.size)
+      return makeError("corrupt .npz archive: stored member '" + member.name +
                        "' has two sizes");
+    totalSize += member.size;
+    members.push_back(std::move(member));
+  }
+  if (llvm::Error err = checkNoOverlap(members, dirOffset,
+                                       std::min<uint64_t>(at, bytes.size())))
+    return std::move(err);
+  // What every member inflates to is held at once.
+  if (beforeInflating)
+    beforeInflating(totalSize);
+
+  NamedArrays arrays;
+  llvm::StringSet<> names;
+  for (const Member &member : members) {
+    StringRef raw = bytes.substr(member.data, member.packed);
+    std::optional<HostArray> array;
+    if (member.method == 8) {
+      llvm::Expected<HostArray> inflated =
+          inflateNpy(raw, member.size, member.crc);
+      if (!inflated)
+        return makeError("member '" + member.name +
+                         "': " + llvm::toString(inflated.takeError()));
+      array = std::move(*inflated);
+    } else {
+      if (llvm::crc32(llvm::arrayRefFromStringRef(raw)) != member.crc)
+        return makeError("member '" + member.name + "': CRC mismatch");
+      llvm::Expected<HostArray> parsed = parseNpy(raw);
+      if (!parsed)
+        return makeError("member '" + member.name +
+                         "': " + llvm::toString(parsed.takeError()));
+      array = std::move(*parsed);
     }
-    if (llvm::crc32(llvm::arrayRefFromStringRef(raw)) != crc)
-      return makeError("member '" + name + "': CRC mismatch");
-    llvm::Expected<HostArray> array = parseNpy(raw);
-    if (!array)
-      return makeError("member '" + name +
-                       "': " + llvm::toString(array.takeError()));
-    StringRef base(name);
+    StringRef base(member.name);
     base.consume_back(".npy");
     // NumPy's reader keeps the last of two members of one name, a first-
     // wins reader the first: neither is right, so neither is taken.
@@ -137,18 +323,6 @@ llvm::Expected<NamedArrays> trellis::runtime::parseNpz(StringRef bytes) {
                        "'");
     arrays.emplace_back(base.str(), std::move(*array));
   }
-  return arrays;
-}
-
-llvm::Expected<NamedArrays> trellis::runtime::readNpz(StringRef path) {
-  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      readRegularFile(path);
-  if (!buffer)
-    return makeError("cannot read '" + path +
-                     "': " + llvm::toString(buffer.takeError()));
-  llvm::Expected<NamedArrays> arrays = parseNpz((*buffer)->getBuffer());
-  if (!arrays)
-    return makeError("'" + path + "': " + llvm::toString(arrays.takeError()));
   return arrays;
 }
 

@@ -27,6 +27,26 @@ namespace trellis::runtime {
 /// data size not matching the shape.
 llvm::Expected<HostArray> parseNpy(llvm::StringRef bytes);
 
+/// What a .npy header says: the dtype and shape of the array, and where its
+/// data starts.
+struct NpyLayout {
+  DType dtype;
+  llvm::SmallVector<int64_t, 4> shape;
+  size_t dataOffset;
+};
+
+/// Returns the size of the header (magic to the end of the dict) of a .npy
+/// file from its first 10 bytes (`prefix` may be longer), or std::nullopt if
+/// they do not start one (parseNpyHeader then names the problem).
+std::optional<size_t> getNpyHeaderSize(llvm::StringRef prefix);
+
+/// Decodes the header of a .npy file of `fileSize` bytes from `header`, its
+/// first bytes (at least getNpyHeaderSize's, or the whole file), with
+/// parseNpy's checks and errors, the data size against the shape included;
+/// for readers that place the data themselves.
+llvm::Expected<NpyLayout> parseNpyHeader(llvm::StringRef header,
+                                         uint64_t fileSize);
+
 /// Reads and decodes the .npy file at `path` (see parseNpy); a missing or
 /// unreadable file is an error too.
 llvm::Expected<HostArray> readNpy(llvm::StringRef path);

@@ -12,6 +12,7 @@
 
 #include "trellis/Runtime/HostArray.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -25,11 +26,19 @@ namespace trellis::runtime {
 using NamedArrays = std::vector<std::pair<std::string, HostArray>>;
 
 /// Decodes the bytes of a .npz archive. Malformed archives (bad or missing
-/// records, sizes past the end, unsupported compression, CRC mismatch, a
-/// member that is not a valid .npy) are errors, never crashes.
-llvm::Expected<NamedArrays> parseNpz(llvm::StringRef bytes);
+/// records, sizes past the end, members whose bytes overlap, unsupported
+/// compression, CRC mismatch, a member that is not a valid .npy) are errors,
+/// never crashes. `beforeInflating`, if given, is called with the bytes all
+/// members inflate to once the records are checked, before anything is
+/// inflated. A deflated member is inflated straight into its array.
+llvm::Expected<NamedArrays>
+parseNpz(llvm::StringRef bytes,
+         llvm::function_ref<void(uint64_t)> beforeInflating = {});
 
-/// Reads the .npz archive at `path` (see parseNpz).
+/// Reads the .npz archive at `path` (see parseNpz). Members that would
+/// inflate past the memory limit (MemoryLimit.h: --memory-limit, else the
+/// memory available) end the process with the allocator's out-of-memory
+/// line before they are inflated.
 llvm::Expected<NamedArrays> readNpz(llvm::StringRef path);
 
 /// Writes `arrays` as a stored .npz archive: to `path`.tmp.<pid>, flushed and
