@@ -191,3 +191,26 @@ def test_shape_errors_are_clear():
         trellis.grad(tl.Model(tl.Dense(2), [(2, 3)]))
     with pytest.raises(ValueError, match="Dropout rate must be in"):
         tl.Dropout(1.0)
+
+
+def test_reversible_example_model():
+    """The shape of examples/reversible/model.mlir (two streams, F/G
+    half-residuals with swaps, the streams' sum, a classifier), as in
+    docs/python.md, with smaller sizes."""
+    def block():
+        return [tl.LayerNorm(), tl.Dense(2 * D), tl.Gelu(), tl.Dense(D)]
+
+    layer = tl.Serial(
+        tl.Branch(tl.Dense(D), tl.Dense(D)),
+        tl.ReversibleSerial(*[x for _ in range(4)
+                              for x in (tl.ReversibleHalfResidual(*block()), tl.ReversibleSwap())]),
+        tl.Add(), tl.Dense(4))
+
+    def ref(p, x):
+        a, c = t_dense(x, p[0], p[1]), t_dense(x, p[2], p[3])
+        for k in range(4):
+            a, c = c, a + _ffn(4 + 6 * k)(p, c)
+        return t_dense(a + c, p[28], p[29])
+
+    model, *_ = check_layer(layer, [((B, 6), "f64", 0)], ref)
+    assert len(model.params) == 30 and model.function().count("nn.reversible_half_residual") == 4
