@@ -58,18 +58,23 @@ def ADRemat : Pass<"ad-remat", "::mlir::ModuleOp"> {
     * `policy=every every=K`: checkpoint every K layers: only each segment's
       outputs are stored, its internals are recomputed in the backward pass
       (a trailing segment of one layer is stored as is).
-    * `policy=budget budget=BYTES`: the schedule (a partition of the chain
-      into stored layers and checkpointed segments) of least estimated
-      recomputation whose estimated peak is at most BYTES, found by dynamic
-      programming over segment boundaries with each layer's own bytes and
-      cost. The estimated peak is the maximum, over segments, of the bytes
-      stored for the segments before it plus everything the segment
-      produces (live while it is recomputed and reversed), plus a fixed
-      workspace (the gradients and a reverse rule's temporaries). A remark
-      reports the schedule, its estimate and its recomputation next to the
-      best uniform segment length's. A budget below the smallest estimate
-      of any schedule is an error that names that estimate. Model,
-      assumptions and complexity: docs/reversible.md.
+    * `policy=budget budget=BYTES`: the schedule of least recomputation
+      whose peak tensor memory (what `trellis-run --stats` measures as
+      `peak_tensor_bytes`) is at most BYTES. The peak of a schedule is
+      predicted exactly, not estimated: a copy of the module with the
+      schedule applied goes through the Trellis lowering
+      (`trellis-lower-to-llvm{attention-chunk=...}`) up to its
+      deallocation decisions, and the allocations of the functions taking
+      the derivative are replayed. The schedules compared are the chain
+      model's single-level schedules (dynamic programming over segment
+      boundaries with each layer's bytes and cost), uniform segments, and
+      nested schedules that recompute some layers more than once. If
+      storing everything fits, nothing is recomputed. A remark reports the
+      schedule, its predicted peak, its recomputation (also in forward
+      passes) and the best uniform segment length's. A budget below the
+      smallest predicted peak of the schedules compared is an error that
+      names that peak; every budget at or above it is met. Model and
+      measurements: docs/reversible.md.
   }];
   let options = [
     Option<"policy", "policy", "::trellis::ad::RematPolicy",
@@ -79,7 +84,10 @@ def ADRemat : Pass<"ad-remat", "::mlir::ModuleOp"> {
     Option<"every", "every", "int64_t", /*default=*/"2",
            "Layers per checkpointed segment (policy=every)">,
     Option<"budget", "budget", "int64_t", /*default=*/"0",
-           "Peak tensor memory budget in bytes (policy=budget)">
+           "Peak tensor memory budget in bytes (policy=budget)">,
+    Option<"attentionChunk", "attention-chunk", "int64_t", /*default=*/"128",
+           "The lowering's rows per attention chunk (convert-nn-to-linalg's "
+           "attention-chunk), for predicting the peak (policy=budget)">
   ];
   let dependentDialects = ["::trellis::ad::ADDialect"];
 }

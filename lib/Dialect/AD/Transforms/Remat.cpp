@@ -10,6 +10,8 @@
 #include "trellis/Dialect/AD/IR/AD.h"
 #include "trellis/Dialect/AD/Transforms/Passes.h"
 
+#include "PeakSimulation.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -17,8 +19,11 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <limits>
+#include <vector>
 
 namespace trellis::ad {
 #define GEN_PASS_DEF_ADREMAT
@@ -144,13 +149,6 @@ struct Segment {
   int64_t first, last;
 };
 
-/// What a schedule is estimated to cost.
-struct ScheduleEstimate {
-  int64_t peak = 0;            ///< bytes, including the fixed workspace
-  int64_t recomputeCost = 0;   ///< recomputeCost() summed over the layers
-  int64_t recomputedLayers = 0;
-};
-
 /// The layer chain of a function body with the per-layer figures the budget
 /// policy's model uses (docs/reversible.md, "The budget policy's model").
 class ChainModel {
@@ -178,13 +176,11 @@ public:
         uses.push_back({floatTensorBytes(result.getType()), lastUse});
       }
       resultUses.push_back(std::move(uses));
-      largestLayer = std::max(largestLayer, bytes);
     }
   }
 
   int64_t size() const { return layers.size(); }
   Operation *layer(int64_t i) const { return layers[i]; }
-  int64_t largest() const { return largestLayer; }
 
   /// Bytes of everything [first, last] produces: what its recomputation
   /// holds at once (or what it stores when not recomputed).
@@ -208,23 +204,8 @@ public:
     return first == last ? 0 : costPrefix[last + 1] - costPrefix[first];
   }
 
-  /// The estimated activation peak and recomputation of a schedule, plus
-  /// `workspace`. While segment j is reversed, the stored outputs of the
-  /// segments before it and all of segment j's recomputed values are live.
-  ScheduleEstimate estimate(ArrayRef<Segment> schedule,
-                            int64_t workspace) const {
-    ScheduleEstimate e;
-    int64_t stored = 0;
-    for (Segment s : schedule) {
-      e.peak = std::max(e.peak, stored + internalBytes(s.first, s.last));
-      stored += storedBytes(s.first, s.last);
-      e.recomputeCost += segmentCost(s.first, s.last);
-      if (s.first != s.last)
-        e.recomputedLayers += s.last - s.first + 1;
-    }
-    e.peak += workspace;
-    return e;
-  }
+  /// recomputeCost() of layer `i`.
+  int64_t cost(int64_t i) const { return costPrefix[i + 1] - costPrefix[i]; }
 
   /// The smallest estimated activation peak of any schedule (without the
   /// workspace), by G(a) = min_b max(I(a,b), S(a,b) + G(b+1)) in O(n²).
@@ -296,26 +277,103 @@ private:
   SmallVector<int64_t> bytesPrefix{0}, costPrefix{0};
   /// Per layer, per result: (bytes, position of the last use in the block).
   SmallVector<SmallVector<std::pair<int64_t, int64_t>>> resultUses;
-  int64_t largestLayer = 0;
 };
 
-/// Segments of `length` layers covering a chain of `n` (the every policy).
-SmallVector<Segment> uniformSegments(int64_t n, int64_t length) {
-  SmallVector<Segment> schedule;
-  for (int64_t start = 0; start < n; start += length)
-    schedule.push_back({start, std::min(n, start + length) - 1});
+/// A checkpointed segment [first, last] of the chain (indices of layers)
+/// and the checkpoints nested in it: recomputing the segment in the backward
+/// pass stores only what its own schedule stores, and the nested segments
+/// are recomputed again when they are reversed (binomial checkpointing).
+struct Checkpoint {
+  int64_t first, last;
+  std::vector<Checkpoint> inner;
+};
+
+/// The checkpointed segments of the chain, in order; layers outside them
+/// are stored.
+using Schedule = std::vector<Checkpoint>;
+
+/// The single-level schedule of a partition into segments.
+Schedule fromSegments(ArrayRef<Segment> segments) {
+  Schedule schedule;
+  for (Segment s : segments)
+    if (s.first != s.last)
+      schedule.push_back({s.first, s.last, {}});
   return schedule;
 }
 
-/// Prints a schedule as its checkpointed layer ranges, e.g. "[0-3] [6-7]".
-std::string describe(ArrayRef<Segment> schedule) {
+/// Segments of `length` layers covering [first, last] (the every policy).
+SmallVector<Segment> uniformSegments(int64_t first, int64_t last,
+                                     int64_t length) {
+  SmallVector<Segment> segments;
+  for (int64_t start = first; start <= last; start += length)
+    segments.push_back({start, std::min(last, start + length - 1)});
+  return segments;
+}
+
+/// [first, last] split recursively into `parts` near-equal checkpointed
+/// pieces until they are at most `leaf` layers long.
+Schedule recursiveSplit(int64_t first, int64_t last, int64_t parts,
+                        int64_t leaf) {
+  Schedule schedule;
+  int64_t length = last - first + 1;
+  for (int64_t p = 0; p < parts; ++p) {
+    int64_t a = first + length * p / parts,
+            b = first + length * (p + 1) / parts - 1;
+    if (b <= a)
+      continue;
+    Checkpoint piece{a, b, {}};
+    if (b - a + 1 > leaf)
+      piece.inner = recursiveSplit(a, b, parts, leaf);
+    schedule.push_back(std::move(piece));
+  }
+  return schedule;
+}
+
+/// Prints a schedule as its checkpointed layer ranges with the nested ones
+/// inside, e.g. "[0-3] [6-13 [6-9] [10-13]]"; "none" if it stores all.
+void describe(ArrayRef<Checkpoint> schedule, std::string &text) {
+  for (const Checkpoint &c : schedule) {
+    text += (text.empty() ? "[" : " [") + std::to_string(c.first) + "-" +
+            std::to_string(c.last);
+    describe(c.inner, text);
+    text += "]";
+  }
+}
+std::string describe(ArrayRef<Checkpoint> schedule) {
   std::string text;
-  for (Segment s : schedule)
-    if (s.first != s.last)
-      text += (text.empty() ? "[" : " [") + std::to_string(s.first) + "-" +
-              std::to_string(s.last) + "]";
+  describe(schedule, text);
   return text.empty() ? "none" : text;
 }
+
+/// Recomputations of a schedule: every layer is recomputed once per
+/// checkpoint around it. Adds to `layers` and `cost` (the chain's
+/// recomputeCost() per recomputation).
+void recomputation(ArrayRef<Checkpoint> schedule, ArrayRef<int64_t> layerCost,
+                   int64_t &layers, int64_t &cost) {
+  for (const Checkpoint &c : schedule) {
+    for (int64_t i = c.first; i <= c.last; ++i)
+      cost += layerCost[i];
+    layers += c.last - c.first + 1;
+    recomputation(c.inner, layerCost, layers, cost);
+  }
+}
+
+/// Wraps the checkpoints of `schedule` (outer ones first, so that the
+/// nested ones are wrapped inside their bodies) around `layers`.
+void applySchedule(ArrayRef<Checkpoint> schedule,
+                   ArrayRef<Operation *> layers) {
+  for (const Checkpoint &c : schedule) {
+    wrapSegment(layers[c.first], layers[c.last]);
+    applySchedule(c.inner, layers);
+  }
+}
+
+/// A schedule with its figures: the peak the lowered code will reach
+/// (PeakSimulation.h) and its recomputation.
+struct Candidate {
+  Schedule schedule;
+  int64_t peak = 0, layers = 0, cost = 0;
+};
 
 struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
   using Base::Base;
@@ -327,100 +385,233 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
       getOperation().emitError("ad-remat: every must be at least 1");
       return signalPassFailure();
     }
+    if (attentionChunk < 0) {
+      getOperation().emitError("ad-remat: attention-chunk must not be "
+                               "negative");
+      return signalPassFailure();
+    }
     SymbolTable symbols(getOperation());
     llvm::SetVector<func::FuncOp> callees;
+    // The functions that take each derivative: the budget bounds their
+    // peak.
+    llvm::DenseMap<func::FuncOp, llvm::SetVector<StringRef>> callers;
     getOperation().walk([&](DerivativeOpInterface op) {
-      if (auto fn = symbols.lookup<func::FuncOp>(op.getCalleeAttr().getValue()))
-        callees.insert(fn);
+      auto fn = symbols.lookup<func::FuncOp>(op.getCalleeAttr().getValue());
+      if (!fn)
+        return;
+      callees.insert(fn);
+      if (auto caller = op->getParentOfType<func::FuncOp>())
+        callers[fn].insert(caller.getSymName());
     });
     for (func::FuncOp fn : callees)
       if (!fn.isExternal() && fn.getBody().hasOneBlock())
-        if (failed(rematerialize(fn)))
+        if (failed(rematerialize(fn, callers[fn].getArrayRef())))
           return signalPassFailure();
   }
 
-  LogicalResult rematerialize(func::FuncOp fn) {
+  LogicalResult rematerialize(func::FuncOp fn, ArrayRef<StringRef> entries) {
     ChainModel chain(fn.getBody().front());
     int64_t n = chain.size();
     if (n < 2)
       return success();
-    SmallVector<Segment> schedule;
+    Schedule schedule;
     if (policy == RematPolicy::Every) {
       if (every <= 1)
         return success();
-      schedule = uniformSegments(n, every);
+      schedule = fromSegments(uniformSegments(0, n - 1, every));
     } else {
-      FailureOr<SmallVector<Segment>> chosen = scheduleForBudget(fn, chain);
+      FailureOr<Schedule> chosen = scheduleForBudget(fn, chain, entries);
       if (failed(chosen))
         return failure();
       schedule = std::move(*chosen);
     }
-    for (Segment s : schedule)
-      if (s.first != s.last)
-        wrapSegment(chain.layer(s.first), chain.layer(s.last));
+    SmallVector<Operation *> layers;
+    for (int64_t i = 0; i < n; ++i)
+      layers.push_back(chain.layer(i));
+    applySchedule(schedule, layers);
     return success();
   }
 
-  /// The budget policy: the cheapest schedule whose estimated peak fits.
-  FailureOr<SmallVector<Segment>> scheduleForBudget(func::FuncOp fn,
-                                                    const ChainModel &chain) {
+  /// The peak of the module's lowered code with `schedule` applied to `fn`,
+  /// over the functions `entries` (memoised by schedule).
+  FailureOr<int64_t> predictPeak(func::FuncOp fn, ArrayRef<StringRef> entries,
+                                 const Schedule &schedule) {
+    std::string key = describe(schedule);
+    if (auto it = predicted.find(key); it != predicted.end())
+      return it->second;
+    OwningOpRef<ModuleOp> copy = getOperation().clone();
+    auto copiedFn = copy->lookupSymbol<func::FuncOp>(fn.getSymName());
+    ChainModel copiedChain(copiedFn.getBody().front());
+    SmallVector<Operation *> layers;
+    for (int64_t i = 0; i < copiedChain.size(); ++i)
+      layers.push_back(copiedChain.layer(i));
+    applySchedule(schedule, layers);
+    SmallVector<std::string> names(entries.begin(), entries.end());
+    std::string whyNot;
+    FailureOr<int64_t> peak =
+        predictPeakBytes(*copy, names, attentionChunk, whyNot);
+    if (failed(peak))
+      return fn.emitError("ad-remat: cannot predict the peak tensor memory "
+                          "of the lowered code: ")
+             << whyNot;
+    predicted[key] = *peak;
+    return *peak;
+  }
+
+  /// The schedules the budget policy chooses from, whatever the budget:
+  /// the model's single-level schedules of least recomputation under a
+  /// sweep of activation limits (from its smallest peak to storing
+  /// everything), uniform segments, and recursive splits into 2–4 nested
+  /// pieces (schedules that recompute some layers more than once, for
+  /// budgets below the single-level minimum).
+  SmallVector<Schedule> candidateSchedules(const ChainModel &chain) {
     int64_t n = chain.size();
-    // Live through the backward pass whatever the schedule: the gradients
-    // (at most one per float argument), and what reversing a layer holds
-    // besides its stored values: dy, dx and two temporaries (the transposed
-    // x of a dense layer's dw = xᵀ·dy, an activation's mask), each at most
-    // the largest layer, and the transposed w of dx = dy·wᵀ and dw before it
-    // is added to the gradient, each at most the largest argument. Measured
-    // peaks of dense/activation chains reach this (remat/budget.test).
-    int64_t workspace = 4 * chain.largest(), largestArgument = 0;
-    for (Type t : fn.getArgumentTypes()) {
-      workspace += floatTensorBytes(t);
-      largestArgument = std::max(largestArgument, floatTensorBytes(t));
+    SmallVector<Schedule> candidates;
+    int64_t lowest = chain.minimalPeak(),
+            highest = chain.internalBytes(0, n - 1);
+    constexpr int64_t kLimits = 16;
+    for (int64_t step = 0; step <= kLimits; ++step) {
+      int64_t limit = lowest + (highest - lowest) * step / kLimits;
+      if (FailureOr<SmallVector<Segment>> segments =
+              chain.cheapestSchedule(limit);
+          succeeded(segments))
+        candidates.push_back(fromSegments(*segments));
     }
-    workspace += 2 * largestArgument;
-    SmallVector<Segment> allStored = uniformSegments(n, 1);
-    ScheduleEstimate stored = chain.estimate(allStored, workspace);
-    if (stored.peak <= budget) {
-      mlir::emitRemark(fn.getLoc(), "ad-remat: estimated peak with every "
+    for (int64_t length = 2; length <= n; ++length)
+      if (length <= 8 || length * length <= 4 * n)
+        candidates.push_back(fromSegments(uniformSegments(0, n - 1, length)));
+    for (int64_t parts = 2; parts <= 4; ++parts)
+      for (int64_t leaf = 2; leaf <= 4; ++leaf)
+        candidates.push_back(recursiveSplit(0, n - 1, parts, leaf));
+    // Two levels: sqrt-sized outer segments, inner segments of 2 or 3.
+    for (int64_t outer = 4; outer * 2 <= n; outer *= 2)
+      for (int64_t innerLength = 2; innerLength <= 3; ++innerLength) {
+        Schedule schedule;
+        for (Segment s : uniformSegments(0, n - 1, outer)) {
+          if (s.first == s.last)
+            continue;
+          Checkpoint c{s.first, s.last, {}};
+          if (s.last - s.first + 1 > innerLength)
+            c.inner =
+                fromSegments(uniformSegments(s.first, s.last, innerLength));
+          schedule.push_back(std::move(c));
+        }
+        candidates.push_back(std::move(schedule));
+      }
+    return candidates;
+  }
+
+  /// The budget policy: store everything if that fits; else the candidate
+  /// of least recomputation whose predicted peak fits, among
+  /// candidateSchedules() and the model's schedules for limits bisected
+  /// towards the budget. The candidates do not depend on the budget, so
+  /// every budget at or above the smallest peak among them is met.
+  FailureOr<Schedule> scheduleForBudget(func::FuncOp fn,
+                                        const ChainModel &chain,
+                                        ArrayRef<StringRef> entries) {
+    int64_t n = chain.size();
+    predicted.clear();
+    SmallVector<int64_t> layerCost;
+    int64_t forwardCost = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      layerCost.push_back(chain.cost(i));
+      forwardCost += chain.cost(i);
+    }
+    auto evaluate = [&](Schedule schedule) -> FailureOr<Candidate> {
+      FailureOr<int64_t> peak = predictPeak(fn, entries, schedule);
+      if (failed(peak))
+        return failure();
+      Candidate c{std::move(schedule), *peak, 0, 0};
+      recomputation(c.schedule, layerCost, c.layers, c.cost);
+      return c;
+    };
+    FailureOr<Candidate> allStored = evaluate({});
+    if (failed(allStored))
+      return failure();
+    if (allStored->peak <= budget) {
+      mlir::emitRemark(fn.getLoc(), "ad-remat: predicted peak with every "
                                     "activation stored (")
-          << stored.peak << " bytes) fits in the budget of "
+          << allStored->peak << " bytes) fits in the budget of "
           << budget.getValue() << " bytes; all stored";
-      return allStored;
+      return Schedule{};
     }
-    FailureOr<SmallVector<Segment>> schedule =
-        chain.cheapestSchedule(budget - workspace);
-    if (failed(schedule))
+    std::optional<Candidate> best, lowest, uniform;
+    int64_t uniformLength = 0;
+    auto consider = [&](const Candidate &c) {
+      if (c.peak <= budget && (!best || std::tie(c.cost, c.peak) <
+                                            std::tie(best->cost, best->peak)))
+        best = c;
+    };
+    for (Schedule &schedule : candidateSchedules(chain)) {
+      FailureOr<Candidate> c = evaluate(std::move(schedule));
+      if (failed(c))
+        return failure();
+      consider(*c);
+      if (!lowest ||
+          std::tie(c->peak, c->cost) < std::tie(lowest->peak, lowest->cost))
+        lowest = *c;
+    }
+    if (!best)
       return fn.emitError("ad-remat: budget of ")
              << budget.getValue()
-             << " bytes is infeasible: the smallest estimated peak of any "
+             << " bytes is infeasible: the smallest predicted peak of any "
                 "checkpointing schedule is "
-             << chain.minimalPeak() + workspace << " bytes (all stored: "
-             << stored.peak << ")";
-    ScheduleEstimate chosen = chain.estimate(*schedule, workspace);
-    // The best uniform segment length under the same model, for comparison.
-    std::optional<std::pair<int64_t, ScheduleEstimate>> uniform;
+             << lowest->peak << " bytes (all stored: " << allStored->peak
+             << "; schedule " << describe(lowest->schedule) << ")";
+    // The model's cheapest schedule for the largest activation limit whose
+    // prediction fits: the model over-counts what is stored, so limits
+    // above the budget can fit.
+    int64_t low = chain.minimalPeak(), high = chain.internalBytes(0, n - 1);
+    for (int step = 0; step < 10 && low < high; ++step) {
+      int64_t limit = low + (high - low + 1) / 2;
+      FailureOr<SmallVector<Segment>> segments = chain.cheapestSchedule(limit);
+      if (failed(segments)) {
+        low = limit;
+        continue;
+      }
+      FailureOr<Candidate> c = evaluate(fromSegments(*segments));
+      if (failed(c))
+        return failure();
+      consider(*c);
+      if (c->peak <= budget)
+        low = limit;
+      else
+        high = limit - 1;
+    }
+    // The best uniform segment length, for comparison.
     for (int64_t length = 2; length <= n; ++length) {
-      ScheduleEstimate e =
-          chain.estimate(uniformSegments(n, length), workspace);
-      if (e.peak <= budget &&
-          (!uniform || e.recomputeCost < uniform->second.recomputeCost))
-        uniform = {length, e};
+      std::string key =
+          describe(fromSegments(uniformSegments(0, n - 1, length)));
+      auto it = predicted.find(key);
+      if (it == predicted.end() || it->second > budget)
+        continue;
+      Candidate c{fromSegments(uniformSegments(0, n - 1, length)), it->second,
+                  0, 0};
+      recomputation(c.schedule, layerCost, c.layers, c.cost);
+      if (!uniform || c.cost < uniform->cost) {
+        uniform = c;
+        uniformLength = length;
+      }
     }
     InFlightDiagnostic remark = mlir::emitRemark(fn.getLoc());
-    remark << "ad-remat: checkpointing layers " << describe(*schedule)
-           << " of " << n << "; estimated peak " << chosen.peak
+    remark << "ad-remat: checkpointing layers " << describe(best->schedule)
+           << " of " << n << "; predicted peak " << best->peak
            << " bytes within the budget of " << budget.getValue()
-           << " (all stored: " << stored.peak << "); recomputes "
-           << chosen.recomputedLayers << " layers, cost "
-           << chosen.recomputeCost << "; best uniform segments: ";
+           << " (all stored: " << allStored->peak << "); recomputes "
+           << best->layers << " layers, cost " << best->cost << " ("
+           << llvm::formatv("{0:F2}", double(best->cost) / forwardCost).str()
+           << " forward passes), the least of " << predicted.size()
+           << " schedules predicted; best uniform segments: ";
     if (uniform)
-      remark << "every " << uniform->first << ", "
-             << uniform->second.recomputedLayers << " layers, cost "
-             << uniform->second.recomputeCost;
+      remark << "every " << uniformLength << ", " << uniform->layers
+             << " layers, cost " << uniform->cost;
     else
       remark << "none fits";
-    return schedule;
+    return best->schedule;
   }
+
+  /// Predicted peaks by schedule, for one function's planning.
+  llvm::StringMap<int64_t> predicted;
 };
 
 } // namespace

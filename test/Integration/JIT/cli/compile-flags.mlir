@@ -9,8 +9,8 @@
 // RUN: %python %S/npy_tool.py save %t/w.npy "np.eye(16, dtype=np.float32) * 0.5"
 // RUN: %python %S/npy_tool.py save %t/b.npy "np.zeros(16, dtype=np.float32)"
 //
-// RUN: not trellis-run %s --entry=use --input=%t/x.npy --input=%t/w.npy --input=%t/b.npy --remat=budget --remat-budget=100000 2>&1 | FileCheck %s --check-prefix=CHECK-BUDGET
-// CHECK-BUDGET: ad-remat: budget of 100000 bytes is infeasible
+// RUN: not trellis-run %s --entry=use --input=%t/x.npy --input=%t/w.npy --input=%t/b.npy --remat=budget --remat-budget=1000 2>&1 | FileCheck %s --check-prefix=CHECK-BUDGET
+// CHECK-BUDGET: ad-remat: budget of 1000 bytes is infeasible
 // CHECK-BUDGET: trellis-run: error: lowering to the LLVM dialect failed
 //
 // RUN: not trellis-run %s --entry=use --remat=sometimes 2>&1 | FileCheck %s --check-prefix=CHECK-POLICY

@@ -7,11 +7,16 @@ as in the original 16-layer test).
 
 For every budget, checks: with everything stored the gradient
 computation's measured peak_tensor_bytes exceeds the budget; after
-ad-remat{policy=budget} it is within the budget; the gradients are
-unchanged (trellis-equiv, rtol 1e-6, atol 1e-7: the recomputation repeats
-the same float operations); and the schedule's estimated recomputation cost
-is at most that of the best uniform segment length the pass reports (whose
-recomputed layers and measured peak are printed beside it).
+ad-remat{policy=budget} it is within the budget and equal to the peak the
+pass predicted, and the pass's "all stored" figure equals the measured peak
+of storing everything; the gradients are unchanged (trellis-equiv, rtol
+1e-6, atol 1e-7: the recomputation repeats the same float operations); and
+the schedule's recomputation cost is at most that of the best uniform
+segment length the pass reports (whose recomputed layers and measured peak
+are printed beside it). A BUDGET of `min` is the smallest feasible budget:
+the one a budget of 1 byte is rejected with (its error names the smallest
+predicted peak), which must then be accepted and met, while one byte less
+is rejected.
 """
 import json
 import os
@@ -21,7 +26,7 @@ import sys
 
 import numpy as np
 
-work, widths, budgets = sys.argv[1], [int(w) for w in sys.argv[2].split(",")], [int(b) for b in sys.argv[3:]]
+work, widths, budgets = sys.argv[1], [int(w) for w in sys.argv[2].split(",")], sys.argv[3:]
 os.makedirs(work, exist_ok=True)
 B, D = (256, 16) if set(widths) == {16} else (32, 8)
 T = lambda w: f"tensor<{B}x{w}xf32>"
@@ -54,10 +59,10 @@ for name, _, shape in params:
     inputs.append(f"--input={work}/{name[1:]}.npy")
 
 
-def remat(options, path):
+def remat(options, path, fail=False):
     r = subprocess.run(["trellis-opt", model, f"--ad-remat={options}", "-o", path], capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit(r.stderr)
+    if (r.returncode != 0) != fail:
+        sys.exit(r.stderr or f"ad-remat={options} was accepted")
     return r.stderr.splitlines()[0] if r.stderr else ""
 
 
@@ -71,15 +76,24 @@ def peak(path):
 
 stored, ok = peak(model), True
 for budget in budgets:
+    if budget == "min":
+        error = remat("policy=budget budget=1", f"{work}/rejected.mlir", fail=True)
+        budget = int(re.search(r"smallest predicted peak of any checkpointing schedule is (\d+) bytes", error)[1])
+        remat(f"policy=budget budget={budget - 1}", f"{work}/rejected.mlir", fail=True)
+        print(f"smallest feasible budget {budget}")
+    budget = int(budget)
     path = f"{work}/chain.{budget}.mlir"
     remark = remat(f"policy=budget budget={budget}", path)
     print(remark[remark.index("remark:"):])
     measured = peak(path)
     r = subprocess.run(["trellis-equiv", model, "--entry=grads", f"--test-file={path}", "--test-entry=grads",
                         "--rtol=1e-6", "--atol=1e-7"] + inputs, capture_output=True, text=True)
+    predicted = re.search(r"predicted peak (\d+) bytes .*\(all stored: (\d+)\)", remark)
     line = f"budget {budget}: peak_tensor_bytes all stored {stored}, ad-remat {measured}"
-    fits = stored > budget >= measured and r.returncode == 0
-    m = re.search(r"recomputes (\d+) layers, cost (\d+); best uniform segments: every (\d+), (\d+) layers, cost (\d+)",
+    line += " as predicted" if predicted and int(predicted[1]) == measured and int(predicted[2]) == stored else \
+        f" NOT as predicted ({predicted and predicted.groups()})"
+    fits = stored > budget >= measured and r.returncode == 0 and "NOT" not in line
+    m = re.search(r"recomputes (\d+) layers, cost (\d+) .*; best uniform segments: every (\d+), (\d+) layers, cost (\d+)",
                   remark)
     if m:
         uniform = f"{work}/chain.{budget}.every.mlir"

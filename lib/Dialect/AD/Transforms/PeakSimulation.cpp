@@ -1,0 +1,399 @@
+//===- PeakSimulation.cpp - Peak tensor bytes of lowered code -------------===//
+//
+// See PeakSimulation.h. The replay follows what the runtime's hooks see: a
+// memref.alloc of N bytes with `alignment = A` becomes a hook call for N + A
+// bytes (finalize-memref-to-llvm over-allocates to align by hand), and
+// memref.dealloc of any view of it frees it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PeakSimulation.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+
+namespace {
+
+/// Replays the allocations of a function on buffers. Buffers are tracked
+/// by SSA value (views map to the allocation they view); integers that
+/// decide control flow (loop bounds, branch conditions) are evaluated where
+/// they are constants or simple arithmetic on them.
+class AllocationReplay {
+public:
+  AllocationReplay(ModuleOp module, std::string &whyNot)
+      : symbols(module), whyNot(whyNot) {}
+
+  FailureOr<int64_t> run(func::FuncOp fn) {
+    if (fn.isExternal())
+      return fail(fn, "has no body");
+    if (failed(runRegion(fn.getBody())))
+      return failure();
+    return peak;
+  }
+
+private:
+  LogicalResult fail(Operation *op, const Twine &reason) {
+    whyNot = ("'" + op->getName().getStringRef() + "' " + reason).str();
+    return failure();
+  }
+
+  /// Runs the entry block of `region` (the ops here have one block each).
+  LogicalResult runRegion(Region &region) {
+    if (!region.hasOneBlock())
+      return fail(region.getParentOp(), "has a region of several blocks");
+    for (Operation &op : region.front())
+      if (failed(runOp(op)))
+        return failure();
+    return success();
+  }
+
+  /// True if `op` or anything nested in it allocates, frees or calls.
+  static bool touchesBuffers(Operation *op) {
+    return op
+        ->walk([](Operation *inner) {
+          return isa<memref::AllocOp, memref::DeallocOp, memref::ReallocOp,
+                     func::CallOp>(inner)
+                     ? WalkResult::interrupt()
+                     : WalkResult::advance();
+        })
+        .wasInterrupted();
+  }
+
+  std::optional<int64_t> integer(Value v) const {
+    auto it = integers.find(v);
+    if (it == integers.end())
+      return std::nullopt;
+    return it->second;
+  }
+
+  /// Carries what is known of `from` (its allocation, its integer) to `to`.
+  void forward(Value from, Value to) {
+    if (auto it = buffers.find(from); it != buffers.end())
+      buffers[to] = it->second;
+    else
+      buffers.erase(to);
+    if (auto it = integers.find(from); it != integers.end())
+      integers[to] = it->second;
+    else
+      integers.erase(to);
+  }
+
+  LogicalResult allocate(memref::AllocOp alloc) {
+    MemRefType type = alloc.getType();
+    Type element = type.getElementType();
+    int64_t elementBytes;
+    if (element.isIndex())
+      elementBytes = 8;
+    else if (element.isIntOrFloat())
+      elementBytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+    else
+      return fail(alloc, "allocates elements of unknown size");
+    int64_t elements = 1;
+    unsigned dynamic = 0;
+    for (int64_t size : type.getShape()) {
+      if (ShapedType::isDynamic(size)) {
+        std::optional<int64_t> known =
+            integer(alloc.getDynamicSizes()[dynamic++]);
+        if (!known)
+          return fail(alloc, "has a size not known before it runs");
+        size = *known;
+      }
+      elements *= size;
+    }
+    int64_t bytes = elements * elementBytes + alloc.getAlignment().value_or(0);
+    buffers[alloc.getResult()] = sizes.size();
+    sizes.push_back(bytes);
+    freed.push_back(false);
+    liveBytes += bytes;
+    peak = std::max(peak, liveBytes);
+    return success();
+  }
+
+  void deallocate(Value buffer) {
+    auto it = buffers.find(buffer);
+    // Not allocated by the function (an argument, a global): the hooks
+    // ignore what they did not allocate.
+    if (it == buffers.end() || freed[it->second])
+      return;
+    freed[it->second] = true;
+    liveBytes -= sizes[it->second];
+  }
+
+  void evaluateArith(Operation &op) {
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      if (auto value = dyn_cast<IntegerAttr>(constant.getValue()))
+        integers[constant.getResult()] = value.getType().isInteger(1)
+                                             ? value.getValue().getZExtValue()
+                                             : value.getValue().getSExtValue();
+      return;
+    }
+    if (auto cast = dyn_cast<arith::IndexCastOp>(op))
+      return forward(cast.getIn(), cast.getResult());
+    if (op.getNumResults() != 1 || op.getNumOperands() != 2)
+      return;
+    std::optional<int64_t> a = integer(op.getOperand(0)),
+                           b = integer(op.getOperand(1));
+    if (!a || !b)
+      return;
+    std::optional<int64_t> r;
+    if (isa<arith::AddIOp>(op))
+      r = *a + *b;
+    else if (isa<arith::SubIOp>(op))
+      r = *a - *b;
+    else if (isa<arith::MulIOp>(op))
+      r = *a * *b;
+    else if (isa<arith::AndIOp>(op))
+      r = *a & *b;
+    else if (isa<arith::OrIOp>(op))
+      r = *a | *b;
+    else if (isa<arith::XOrIOp>(op))
+      r = *a ^ *b;
+    else if (isa<arith::MinSIOp>(op))
+      r = std::min(*a, *b);
+    else if (isa<arith::MaxSIOp>(op))
+      r = std::max(*a, *b);
+    else if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+      switch (cmp.getPredicate()) {
+      case arith::CmpIPredicate::eq:
+        r = *a == *b;
+        break;
+      case arith::CmpIPredicate::ne:
+        r = *a != *b;
+        break;
+      case arith::CmpIPredicate::slt:
+        r = *a < *b;
+        break;
+      case arith::CmpIPredicate::sle:
+        r = *a <= *b;
+        break;
+      case arith::CmpIPredicate::sgt:
+        r = *a > *b;
+        break;
+      case arith::CmpIPredicate::sge:
+        r = *a >= *b;
+        break;
+      default:
+        break;
+      }
+    }
+    if (r)
+      integers[op.getResult(0)] = *r;
+  }
+
+  LogicalResult runFor(scf::ForOp loop) {
+    Block &body = *loop.getBody();
+    if (!touchesBuffers(loop)) {
+      // Nothing allocated or freed: the results are the inits, or values
+      // the body computes (never buffers of ours).
+      for (auto [init, result] :
+           llvm::zip(loop.getInitArgs(), loop.getResults()))
+        if (isa<BaseMemRefType>(init.getType()))
+          forward(init, result);
+      return success();
+    }
+    std::optional<int64_t> lower = integer(loop.getLowerBound()),
+                           upper = integer(loop.getUpperBound()),
+                           step = integer(loop.getStep());
+    if (!lower || !upper || !step || *step <= 0)
+      return fail(loop, "allocates in a loop whose trip count is not known");
+    for (auto [init, arg] :
+         llvm::zip(loop.getInitArgs(), loop.getRegionIterArgs()))
+      forward(init, arg);
+    for (int64_t i = *lower; i < *upper; i += *step) {
+      if (++iterations > kMaxIterations)
+        return fail(loop, "runs too many iterations to replay");
+      integers[loop.getInductionVar()] = i;
+      if (failed(runRegion(loop.getRegion())))
+        return failure();
+      auto yield = cast<scf::YieldOp>(body.getTerminator());
+      for (auto [value, arg] :
+           llvm::zip(yield.getOperands(), loop.getRegionIterArgs()))
+        forward(value, arg);
+    }
+    for (auto [arg, result] :
+         llvm::zip(loop.getRegionIterArgs(), loop.getResults()))
+      forward(arg, result);
+    return success();
+  }
+
+  LogicalResult runIf(scf::IfOp branch) {
+    std::optional<int64_t> condition = integer(branch.getCondition());
+    if (!condition) {
+      if (touchesBuffers(branch))
+        return fail(branch, "allocates or frees under a condition not known "
+                            "before it runs");
+      return success();
+    }
+    Region &taken =
+        *condition ? branch.getThenRegion() : branch.getElseRegion();
+    if (taken.empty())
+      return success();
+    if (failed(runRegion(taken)))
+      return failure();
+    auto yield = cast<scf::YieldOp>(taken.front().getTerminator());
+    for (auto [value, result] :
+         llvm::zip(yield.getOperands(), branch.getResults()))
+      forward(value, result);
+    return success();
+  }
+
+  LogicalResult runCall(func::CallOp call) {
+    auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+    // External functions (BLAS, the runtime) do not allocate through the
+    // hooks.
+    if (!callee || callee.isExternal())
+      return success();
+    if (++depth > kMaxDepth)
+      return fail(call, "recurses too deeply to replay");
+    for (auto [operand, arg] :
+         llvm::zip(call.getOperands(), callee.getArguments()))
+      forward(operand, arg);
+    if (failed(runRegion(callee.getBody())))
+      return failure();
+    auto ret = cast<func::ReturnOp>(callee.getBody().front().getTerminator());
+    for (auto [value, result] : llvm::zip(ret.getOperands(), call.getResults()))
+      forward(value, result);
+    --depth;
+    return success();
+  }
+
+  LogicalResult runOp(Operation &op) {
+    if (auto alloc = dyn_cast<memref::AllocOp>(op))
+      return allocate(alloc);
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+      deallocate(dealloc.getMemref());
+      return success();
+    }
+    if (isa<memref::ReallocOp>(op))
+      return fail(&op, "is not replayed");
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      return runFor(loop);
+    if (auto branch = dyn_cast<scf::IfOp>(op))
+      return runIf(branch);
+    if (auto call = dyn_cast<func::CallOp>(op))
+      return runCall(call);
+    if (auto metadata = dyn_cast<memref::ExtractStridedMetadataOp>(op)) {
+      forward(metadata.getSource(), metadata.getBaseBuffer());
+      return success();
+    }
+    if (auto view = dyn_cast<ViewLikeOpInterface>(op)) {
+      for (Value result : op.getResults())
+        if (isa<BaseMemRefType>(result.getType()))
+          forward(view.getViewSource(), result);
+      return success();
+    }
+    if (op.getDialect() && isa<arith::ArithDialect>(op.getDialect())) {
+      evaluateArith(op);
+      return success();
+    }
+    if (op.getNumRegions() && touchesBuffers(&op))
+      return fail(&op, "allocates or frees in a region that is not replayed");
+    return success();
+  }
+
+  static constexpr int64_t kMaxIterations = 1 << 20;
+  static constexpr int64_t kMaxDepth = 64;
+
+  SymbolTable symbols;
+  std::string &whyNot;
+  DenseMap<Value, int64_t> buffers, integers;
+  SmallVector<int64_t> sizes;
+  SmallVector<bool> freed;
+  int64_t liveBytes = 0, peak = 0, iterations = 0, depth = 0;
+};
+
+/// After convert-bufferization-to-memref, replays the entries and then
+/// empties the module: the rest of the lowering does not change what is
+/// allocated, and has no work left.
+struct ReplayAfterDeallocation : PassInstrumentation {
+  ReplayAfterDeallocation(ArrayRef<std::string> entries, std::string &whyNot)
+      : entries(entries), whyNot(whyNot) {}
+
+  void runAfterPass(Pass *pass, Operation *op) override {
+    auto module = dyn_cast<ModuleOp>(op);
+    if (done || !module ||
+        pass->getArgument() != "convert-bufferization-to-memref")
+      return;
+    done = true;
+    int64_t largest = 0;
+    for (const std::string &name : entries) {
+      auto fn = module.lookupSymbol<func::FuncOp>(name);
+      if (!fn) {
+        whyNot = "the lowering removed @" + name;
+        return;
+      }
+      FailureOr<int64_t> bytes = AllocationReplay(module, whyNot).run(fn);
+      if (failed(bytes))
+        return;
+      largest = std::max(largest, *bytes);
+    }
+    peak = largest;
+    module.getBody()->clear();
+  }
+
+  ArrayRef<std::string> entries;
+  std::string &whyNot;
+  bool done = false;
+  std::optional<int64_t> peak;
+};
+
+} // namespace
+
+FailureOr<int64_t> trellis::ad::simulatePeakBytes(func::FuncOp fn,
+                                                  std::string &whyNot) {
+  return AllocationReplay(fn->getParentOfType<ModuleOp>(), whyNot).run(fn);
+}
+
+FailureOr<int64_t> trellis::ad::predictPeakBytes(ModuleOp module,
+                                                 ArrayRef<std::string> entries,
+                                                 int64_t attentionChunk,
+                                                 std::string &whyNot) {
+  MLIRContext *context = module.getContext();
+  PassManager pm(context, ModuleOp::getOperationName());
+  std::string pipeline = "trellis-lower-to-llvm{attention-chunk=" +
+                         std::to_string(attentionChunk) + "}";
+  std::string parseErrors;
+  llvm::raw_string_ostream errors(parseErrors);
+  if (failed(parsePassPipeline(pipeline, pm, errors))) {
+    whyNot =
+        "the lowering (" + pipeline + ") is not registered: " + parseErrors;
+    return failure();
+  }
+  auto replay = std::make_unique<ReplayAfterDeallocation>(entries, whyNot);
+  ReplayAfterDeallocation &result = *replay;
+  pm.addInstrumentation(std::move(replay));
+
+  OwningOpRef<ModuleOp> copy = module.clone();
+  // The lowering's own diagnostics are not the user's: keep the first
+  // error as the reason, print nothing.
+  std::string firstError;
+  {
+    ScopedDiagnosticHandler quiet(context, [&](Diagnostic &diagnostic) {
+      if (diagnostic.getSeverity() == DiagnosticSeverity::Error &&
+          firstError.empty())
+        firstError = diagnostic.str();
+      return success();
+    });
+    if (failed(pm.run(*copy)) && !result.peak) {
+      whyNot = "the lowering failed: " + firstError;
+      return failure();
+    }
+  }
+  if (!result.peak) {
+    if (whyNot.empty())
+      whyNot = "the lowering has no convert-bufferization-to-memref";
+    return failure();
+  }
+  return *result.peak;
+}
