@@ -3,12 +3,14 @@
 // func.call: the callee's VJP function (generated once per callee), called in
 // the reverse sweep. scf.if: a reverse scf.if on the same condition that
 // recomputes the taken branch and returns the cotangents of the values the
-// branches capture. scf.for (constant trip count): the forward loop is
-// rebuilt to record its carried values once per iteration, and a reverse
-// loop walks the iterations backwards, recomputing each body from its
-// recorded inputs — unless the body is an invertible step (a reversible
-// stack), in which case each iteration's state is reconstructed from the
-// next one's and nothing is recorded.
+// branches capture. scf.for: the forward loop is rebuilt to record its
+// carried values once per iteration (on a tape sized by the trip count, a
+// constant or computed at run time from the bounds), and a reverse loop
+// walks the iterations backwards, recomputing each body from its recorded
+// inputs — unless the body is an invertible step (a reversible stack), in
+// which case each iteration's state is reconstructed from the next one's
+// and nothing is recorded. scf.while: the same, with a tape grown by
+// doubling and the evaluations counted as the loop runs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -108,7 +110,8 @@ LogicalResult rule(scf::IfOp op, OpBuilder &b, ReverseContext &ctx,
 // scf.for
 //===----------------------------------------------------------------------===//
 
-/// A stack of `count` values of `type`: a tensor with a leading dimension.
+/// A stack of `count` values of `type` (kDynamic: sized at run time): a
+/// tensor with a leading dimension.
 RankedTensorType stackType(Type type, int64_t count) {
   SmallVector<int64_t> shape{count};
   Type element = type;
@@ -181,7 +184,7 @@ InvertibleOpInterface getInvertibleStep(scf::ForOp op) {
 /// parameters from the induction variable and captured values, e.g.
 /// slicing stacked weights) are recomputed per iteration and differentiated.
 LogicalResult reverseInvertibleLoop(scf::ForOp op, InvertibleOpInterface step,
-                                    int64_t count, OpBuilder &b,
+                                    Value count, OpBuilder &b,
                                     ReverseContext &ctx, ValueRange dres,
                                     SmallVectorImpl<Value> &d) {
   Location loc = op.getLoc();
@@ -252,14 +255,40 @@ LogicalResult reverseInvertibleLoop(scf::ForOp op, InvertibleOpInterface step,
   return success();
 }
 
+/// The trip count of `op` as an index value: a constant when it is known,
+/// otherwise computed before the loop from its bounds (0 when lb ≥ ub).
+FailureOr<Value> tripCount(scf::ForOp op) {
+  Location loc = op.getLoc();
+  OpBuilder b(op);
+  if (std::optional<APInt> trips = op.getStaticTripCount())
+    return indexConst(b, loc, trips->getSExtValue());
+  if (!op.getInductionVar().getType().isIndex())
+    return op.emitOpError("cannot be differentiated: a trip count known at "
+                          "run time only needs index bounds");
+  bool isUnsigned = op.getUnsignedCmp();
+  Value lb = op.getLowerBound(), ub = op.getUpperBound();
+  Value runs = arith::CmpIOp::create(b, loc,
+                                     isUnsigned ? arith::CmpIPredicate::ugt
+                                                : arith::CmpIPredicate::sgt,
+                                     ub, lb);
+  Value span = arith::SubIOp::create(b, loc, ub, lb);
+  Value count =
+      isUnsigned
+          ? arith::CeilDivUIOp::create(b, loc, span, op.getStep()).getResult()
+          : arith::CeilDivSIOp::create(b, loc, span, op.getStep()).getResult();
+  return arith::SelectOp::create(b, loc, runs, count, indexConst(b, loc, 0))
+      .getResult();
+}
+
 LogicalResult rule(scf::ForOp op, OpBuilder &b, ReverseContext &ctx,
                    ValueRange dres, SmallVectorImpl<Value> &d) {
   Location loc = op.getLoc();
+  FailureOr<Value> tripValue = tripCount(op);
+  if (failed(tripValue))
+    return failure();
+  Value count = *tripValue;
   std::optional<APInt> trips = op.getStaticTripCount();
-  if (!trips)
-    return op.emitOpError("cannot be differentiated: the trip count must be "
-                          "a constant");
-  int64_t count = trips->getSExtValue();
+  int64_t tapeLength = trips ? trips->getSExtValue() : ShapedType::kDynamic;
   if (InvertibleOpInterface step = getInvertibleStep(op))
     return reverseInvertibleLoop(op, step, count, b, ctx, dres, d);
   for (Value v : op.getInitArgs())
@@ -274,9 +303,9 @@ LogicalResult rule(scf::ForOp op, OpBuilder &b, ReverseContext &ctx,
   OpBuilder fb(op);
   SmallVector<Value> inits(op.getInitArgs());
   for (Value v : op.getInitArgs()) {
-    RankedTensorType st = stackType(v.getType(), count);
-    inits.push_back(
-        tensor::EmptyOp::create(fb, loc, st.getShape(), st.getElementType()));
+    RankedTensorType st = stackType(v.getType(), tapeLength);
+    inits.push_back(tensor::EmptyOp::create(
+        fb, loc, st, trips ? ValueRange{} : ValueRange{count}));
   }
   Value lb = op.getLowerBound(), step = op.getStep();
   auto taped = scf::ForOp::create(
@@ -354,6 +383,188 @@ LogicalResult rule(scf::ForOp op, OpBuilder &b, ReverseContext &ctx,
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// scf.while
+//===----------------------------------------------------------------------===//
+
+/// `stack` with room for entry `index`: when it is full, a stack of twice
+/// the capacity holding the same entries (amortised O(1) per push).
+Value reserve(OpBuilder &b, Location loc, Value stack, Value index) {
+  auto type = cast<RankedTensorType>(stack.getType());
+  Value capacity = tensor::DimOp::create(b, loc, stack, 0);
+  Value full =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, index, capacity);
+  auto grow = scf::IfOp::create(b, loc, TypeRange{type}, full,
+                                /*withElse=*/true);
+  OpBuilder tb = OpBuilder::atBlockEnd(&grow.getThenRegion().front());
+  Value doubled =
+      arith::MulIOp::create(tb, loc, capacity, indexConst(tb, loc, 2));
+  Value grown = tensor::EmptyOp::create(tb, loc, type, ValueRange{doubled});
+  SmallVector<OpFoldResult> offsets(type.getRank(), tb.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes{capacity};
+  for (int64_t s : type.getShape().drop_front())
+    sizes.push_back(tb.getIndexAttr(s));
+  SmallVector<OpFoldResult> strides(type.getRank(), tb.getIndexAttr(1));
+  Value copied = tensor::InsertSliceOp::create(tb, loc, stack, grown, offsets,
+                                               sizes, strides);
+  scf::YieldOp::create(tb, loc, copied);
+  OpBuilder eb = OpBuilder::atBlockEnd(&grow.getElseRegion().front());
+  scf::YieldOp::create(eb, loc, stack);
+  return grow.getResult(0);
+}
+
+/// scf.while: the before region maps the carried values x to (condition,
+/// y), the after region maps y to the next x. The forward loop is rebuilt to
+/// record every x the before region sees on stacks grown by doubling, and to
+/// count those evaluations (M: the trips plus the exit test). The reverse
+/// sweep differentiates the exit evaluation (results = y of x_{M−1}), then
+/// walks the trips backwards, recomputing before and after from each
+/// recorded x.
+LogicalResult rule(scf::WhileOp op, OpBuilder &b, ReverseContext &ctx,
+                   ValueRange dres, SmallVectorImpl<Value> &d) {
+  Location loc = op.getLoc();
+  for (Type t :
+       llvm::concat<const Type>(op.getOperandTypes(), op.getResultTypes())) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if (tensor ? !tensor.hasStaticShape()
+               : !isa<FloatType, IntegerType, IndexType>(t))
+      return op.emitOpError("cannot be differentiated: carried values must "
+                            "be statically shaped tensors or scalars");
+  }
+  Block &before = op.getBefore().front(), &after = op.getAfter().front();
+  unsigned numX = op.getNumOperands(), numY = op.getNumResults();
+
+  // The taped forward loop carries (x..., stacks..., evaluations so far).
+  OpBuilder fb(op);
+  SmallVector<Value> inits(op.getInits());
+  SmallVector<Type> stackTypes;
+  for (Value v : op.getInits()) {
+    stackTypes.push_back(stackType(v.getType(), ShapedType::kDynamic));
+    inits.push_back(tensor::EmptyOp::create(
+        fb, loc, stackTypes.back(), ValueRange{indexConst(fb, loc, 8)}));
+  }
+  inits.push_back(indexConst(fb, loc, 0));
+  SmallVector<Type> yTypes(op.getResultTypes());
+  llvm::append_range(yTypes, stackTypes);
+  yTypes.push_back(fb.getIndexType());
+  auto taped = scf::WhileOp::create(fb, loc, yTypes, inits);
+  {
+    SmallVector<Location> locs(inits.size(), loc);
+    Block *nbBefore = fb.createBlock(&taped.getBefore(), {},
+                                     ValueRange(inits).getTypes(), locs);
+    OpBuilder nb = OpBuilder::atBlockEnd(nbBefore);
+    IRMapping mapping;
+    mapping.map(before.getArguments(),
+                nbBefore->getArguments().take_front(numX));
+    for (Operation &inner : before.without_terminator())
+      nb.clone(inner, mapping);
+    Value n = nbBefore->getArgument(2 * numX);
+    SmallVector<Value> forwarded;
+    auto condition = cast<scf::ConditionOp>(before.getTerminator());
+    for (Value y : condition.getArgs())
+      forwarded.push_back(mapping.lookupOrDefault(y));
+    for (unsigned i = 0; i < numX; ++i) {
+      Value stack = reserve(nb, loc, nbBefore->getArgument(numX + i), n);
+      forwarded.push_back(push(nb, loc, stack, nbBefore->getArgument(i), n));
+    }
+    forwarded.push_back(
+        arith::AddIOp::create(nb, loc, n, indexConst(nb, loc, 1)));
+    scf::ConditionOp::create(
+        nb, loc, mapping.lookupOrDefault(condition.getCondition()), forwarded);
+
+    Block *nbAfter = fb.createBlock(&taped.getAfter(), {}, yTypes,
+                                    SmallVector<Location>(yTypes.size(), loc));
+    OpBuilder ab = OpBuilder::atBlockEnd(nbAfter);
+    IRMapping afterMapping;
+    afterMapping.map(after.getArguments(),
+                     nbAfter->getArguments().take_front(numY));
+    for (Operation &inner : after.without_terminator())
+      ab.clone(inner, afterMapping);
+    SmallVector<Value> next;
+    for (Value x : after.getTerminator()->getOperands())
+      next.push_back(afterMapping.lookupOrDefault(x));
+    llvm::append_range(next, nbAfter->getArguments().drop_front(numY));
+    scf::YieldOp::create(ab, loc, next);
+  }
+  op->replaceAllUsesWith(taped.getResults().take_front(numY));
+  ValueRange stacks = taped.getResults().slice(numY, numX);
+  Value evaluations = taped.getResults().back();
+  Value one = indexConst(b, loc, 1);
+  SmallVector<Value> captured = capturedFloats(op->getRegions());
+  auto recorded = [&](OpBuilder &nb, Value index) {
+    SmallVector<Value> xs;
+    for (auto [stack, init] : llvm::zip(stacks, op.getInits()))
+      xs.push_back(peek(nb, loc, stack, init.getType(), index));
+    return xs;
+  };
+
+  // The exit evaluation: the results are the y of the last x.
+  SmallVector<Value> exitSeeds{Value()};
+  llvm::append_range(exitSeeds, dres);
+  std::unique_ptr<ReverseContext> exit = ctx.createNested();
+  FailureOr<SmallVector<Value>> exitCotangents = exit->recomputeAndReverse(
+      b, before, recorded(b, arith::SubIOp::create(b, loc, evaluations, one)),
+      exitSeeds);
+  if (failed(exitCotangents))
+    return failure();
+  for (Value v : captured)
+    ctx.accumulate(v, exit->lookup(v));
+
+  // The trips, last first: x_j → y_j (before) → x_{j+1} (after).
+  SmallVector<Value> carriedInit;
+  for (auto [x, cotangent] : llvm::zip(op.getInits(), *exitCotangents))
+    carriedInit.push_back(orZeros(b, loc, cotangent, x.getType()));
+  for (Value v : captured)
+    carriedInit.push_back(zerosLike(b, loc, v.getType()));
+  Value trips = arith::SubIOp::create(b, loc, evaluations, one);
+  ReverseLoop rl =
+      buildReverseLoop(b, loc, trips, indexConst(b, loc, 0), one, carriedInit);
+  {
+    OpBuilder &nb = rl.body;
+    ValueRange iter = rl.loop.getRegionIterArgs();
+    SmallVector<Value> xs = recorded(nb, rl.index);
+    // y_j, recomputed to feed the after region's sweep.
+    IRMapping mapping;
+    mapping.map(before.getArguments(), xs);
+    for (Operation &inner : before.without_terminator())
+      nb.clone(inner, mapping);
+    SmallVector<Value> ys;
+    for (Value y : cast<scf::ConditionOp>(before.getTerminator()).getArgs())
+      ys.push_back(mapping.lookupOrDefault(y));
+    SmallVector<Value> nextSeeds;
+    for (auto [i, x] : llvm::enumerate(op.getInits()))
+      nextSeeds.push_back(isFloatValue(x) ? iter[i] : Value());
+    std::unique_ptr<ReverseContext> sweep = ctx.createNested();
+    FailureOr<SmallVector<Value>> yCotangents =
+        sweep->recomputeAndReverse(nb, after, ys, nextSeeds);
+    if (failed(yCotangents))
+      return failure();
+    SmallVector<Value> beforeSeeds{Value()};
+    llvm::append_range(beforeSeeds, *yCotangents);
+    FailureOr<SmallVector<Value>> xCotangents =
+        sweep->recomputeAndReverse(nb, before, xs, beforeSeeds);
+    if (failed(xCotangents))
+      return failure();
+    SmallVector<Value> yields;
+    for (auto [i, x] : llvm::enumerate(op.getInits()))
+      yields.push_back(isFloatValue(x)
+                           ? orZeros(nb, loc, (*xCotangents)[i], x.getType())
+                           : iter[i]);
+    for (auto [c, v] : llvm::enumerate(captured)) {
+      Value acc = iter[numX + c];
+      Value add = sweep->lookup(v);
+      yields.push_back(
+          add ? arith::AddFOp::create(nb, loc, acc, add).getResult() : acc);
+    }
+    scf::YieldOp::create(nb, loc, yields);
+  }
+  for (auto [i, x] : llvm::enumerate(op.getInits()))
+    if (isFloatValue(x))
+      d[i] = rl.loop.getResult(i);
+  for (auto [c, v] : llvm::enumerate(captured))
+    ctx.accumulate(v, rl.loop.getResult(numX + c));
+  return success();
+}
 
 } // namespace
 
@@ -365,6 +576,7 @@ void registerControlFlowReverseModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, scf::SCFDialect *) {
     scf::IfOp::attachInterface<RuleModel<scf::IfOp, &rule>>(*ctx);
     scf::ForOp::attachInterface<RuleModel<scf::ForOp, &rule>>(*ctx);
+    scf::WhileOp::attachInterface<RuleModel<scf::WhileOp, &rule>>(*ctx);
   });
 }
 } // namespace trellis::ad

@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
@@ -45,11 +46,21 @@ Value dropWhere(OpBuilder &b, Value cond, Value x) {
 trellis::ad::ReverseLoop
 trellis::ad::buildReverseLoop(OpBuilder &b, Location loc, int64_t count,
                               Value lb, Value step, ValueRange inits) {
+  return buildReverseLoop(b, loc, builders::indexConst(b, loc, count), lb, step,
+                          inits);
+}
+
+trellis::ad::ReverseLoop
+trellis::ad::buildReverseLoop(OpBuilder &b, Location loc, Value count, Value lb,
+                              Value step, ValueRange inits) {
   Value zero = builders::indexConst(b, loc, 0);
   Value one = builders::indexConst(b, loc, 1);
-  Value last = builders::indexConst(b, loc, count - 1);
-  Value total = builders::indexConst(b, loc, count);
-  auto loop = scf::ForOp::create(b, loc, zero, total, one, inits);
+  // j = last − k with last = count − 1: the forward iterations, last first.
+  APInt constant;
+  Value last = matchPattern(count, m_ConstantInt(&constant))
+                   ? builders::indexConst(b, loc, constant.getSExtValue() - 1)
+                   : arith::SubIOp::create(b, loc, count, one).getResult();
+  auto loop = scf::ForOp::create(b, loc, zero, count, one, inits);
   Block *body = loop.getBody();
   if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
     body->back().erase();

@@ -59,6 +59,10 @@ struct ReverseLoop {
 ReverseLoop buildReverseLoop(mlir::OpBuilder &builder, mlir::Location loc,
                              int64_t count, mlir::Value lb, mlir::Value step,
                              mlir::ValueRange inits);
+/// The same with the trip count `count` (an index) known at run time only.
+ReverseLoop buildReverseLoop(mlir::OpBuilder &builder, mlir::Location loc,
+                             mlir::Value count, mlir::Value lb,
+                             mlir::Value step, mlir::ValueRange inits);
 
 namespace rules {
 /// True for a float scalar or a tensor of floats (values that get
