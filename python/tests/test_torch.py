@@ -142,3 +142,44 @@ def test_unsupported_module_names_it_and_its_line():
         tt.export(UnsupportedFn(), (torch.randn(3),))
     with pytest.raises(tt.ExportError, match="only the last dimension"):
         tt.export(nn.Softmax(dim=0), (torch.randn(3, 4),))
+
+
+class TinyCausalLM(nn.Module):
+    """A one-block causal Transformer language model."""
+
+    def __init__(self, vocab=11, d=8, length=5, heads=2):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.pos = nn.Parameter(0.1 * torch.randn(length, d))
+        self.ln1 = nn.LayerNorm(d)
+        self.attn = nn.MultiheadAttention(d, heads, batch_first=True)
+        self.ln2 = nn.LayerNorm(d)
+        self.mlp = nn.Sequential(nn.Linear(d, 2 * d), nn.GELU(), nn.Linear(2 * d, d))
+        self.head = nn.Linear(d, vocab)
+        self.loss = nn.CrossEntropyLoss()
+        self.register_buffer("mask", torch.triu(torch.ones(length, length, dtype=torch.bool), 1))
+        self.vocab = vocab
+
+    def forward(self, ids, targets):
+        h = self.emb(ids) + self.pos
+        n = self.ln1(h)
+        h = h + self.attn(n, n, n, need_weights=False, attn_mask=self.mask)[0]
+        h = h + self.mlp(self.ln2(h))
+        logits = self.head(h)
+        return self.loss(logits.reshape(-1, self.vocab), targets.reshape(-1))
+
+
+def test_small_causal_transformer():
+    m = TinyCausalLM().double()
+    ids = torch.randint(0, 11, (3, 5))
+    targets = torch.randint(0, 11, (3, 5))
+    text = check(m, (ids, targets))
+    assert "causal = true" in text and "num_heads = 2" in text
+    assert list(tt.parameter_names(m))[:3] == ["pos", "emb.weight", "ln1.weight"]
+
+
+def test_attention_mask_must_be_causal():
+    m = TinyCausalLM().double()
+    m.mask[0, 1] = False
+    with pytest.raises(tt.ExportError, match="only the causal mask"):
+        tt.export(m, (torch.randint(0, 11, (3, 5)), torch.randint(0, 11, (3, 5))))

@@ -8,7 +8,8 @@
 order, then the example arguments (integer tensors become int32: ids and
 labels), then, if a Dropout runs in training mode, `rng` (2xint32). Its
 results are the module's outputs. Supported: nn.Linear, ReLU, GELU, Tanh,
-Sigmoid, LayerNorm (over the last dimension), Embedding, Dropout, Softmax /
+Sigmoid, LayerNorm (over the last dimension), Embedding, Dropout, MultiheadAttention
+(to nn.attention; causal when attn_mask is the causal mask), Softmax /
 LogSoftmax (last dimension), CrossEntropyLoss (mean), Flatten, Identity, and
 add, sub, mul, div, relu, gelu, tanh, sigmoid, softmax, log_softmax,
 cross_entropy, mean / sum (of the whole tensor), reshape / view / flatten,
@@ -161,6 +162,67 @@ class _Emitter:
         return self.b.binary("arith.mulf", self.b.binary("arith.addf", t, one), half)
 
 
+def _is_causal_mask(mask, n):
+    upper = torch.triu(torch.ones(n, n, dtype=torch.bool), 1)
+    if tuple(mask.shape) != (n, n):
+        return False
+    if mask.dtype == torch.bool:
+        return bool(torch.equal(mask, upper))
+    return bool(torch.all(torch.isneginf(mask) == upper)) and bool(torch.all(mask[~upper] == 0))
+
+
+def _multihead_attention(em, mod, node, args, kwargs, p, gm):
+    """nn.MultiheadAttention (self- or cross-attention, no attention
+    weights) as three projections, nn.attention and the output projection;
+    an attn_mask is accepted when it is the causal mask (a module buffer or
+    constant tensor), which becomes causal = true."""
+    where = _where(node)
+    names = ["query", "key", "value", "key_padding_mask", "need_weights", "attn_mask"]
+    bound = dict(zip(names, args))
+    bound.update(kwargs)
+    if bound.get("key_padding_mask") is not None:
+        raise ExportError(f"MultiheadAttention with key_padding_mask at {where}")
+    if not mod._qkv_same_embed_dim or mod.bias_k is not None or mod.add_zero_attn:
+        raise ExportError(f"MultiheadAttention with kdim/vdim, add_bias_kv or add_zero_attn at {where}")
+    if mod.training and mod.dropout > 0:
+        raise ExportError(f"MultiheadAttention with dropout in training mode at {where}")
+    q, k, vv = bound["query"], bound["key"], bound["value"]
+    if not mod.batch_first:  # LxBxD -> BxLxD
+        q, k, vv = (em.transpose(t, [1, 0, 2]) for t in (q, k, vv))
+    causal = False
+    mask = bound.get("attn_mask")
+    if mask is not None:
+        tensor = None
+        if isinstance(mask, torch.fx.Node) and mask.op == "get_attr":
+            tensor = gm
+            for part in mask.target.split("."):
+                tensor = getattr(tensor, part)
+        elif isinstance(mask, torch.Tensor):
+            tensor = mask
+        if tensor is None or not _is_causal_mask(tensor, q.shape[1]) or q.shape[1] != k.shape[1]:
+            raise ExportError(f"MultiheadAttention attn_mask at {where}: only the causal mask "
+                              "(True or -inf above the diagonal, a buffer or constant) is supported")
+        causal = True
+    b, d = em.b, mod.embed_dim
+    w, bias = p(mod.in_proj_weight), (p(mod.in_proj_bias) if mod.in_proj_bias is not None else None)
+    proj = []
+    for i, x in enumerate((q, k, vv)):
+        wi = ir.Value(b.fresh("w"), (d, d), w.dtype)
+        b.emit(f"{wi} = tensor.extract_slice {w}[{i * d}, 0] [{d}, {d}] [1, 1] : {w.type} to {wi.type}")
+        if bias is not None:
+            bi = ir.Value(b.fresh("b"), (d,), w.dtype)
+            b.emit(f"{bi} = tensor.extract_slice {bias}[{i * d}] [{d}] [1] : {bias.type} to {bi.type}")
+        else:
+            bi = em.const(0.0, (d,), w.dtype)
+        proj.append(b.dense(x, em.transpose(wi, [1, 0]), bi))
+    a = b.attention(*proj, mod.num_heads, causal)
+    ob = p(mod.out_proj.bias) if mod.out_proj.bias is not None else em.const(0.0, (d,), w.dtype)
+    out = b.dense(a, em.transpose(p(mod.out_proj.weight), [1, 0]), ob)
+    if not mod.batch_first:
+        out = em.transpose(out, [1, 0, 2])
+    return (out, None)
+
+
 def _meta_shape(node):
     meta = node.meta.get("tensor_meta")
     if meta is None or not hasattr(meta, "shape"):
@@ -206,6 +268,13 @@ def trace(module, example_args):
             return v[a]
         return a
 
+    def value(a, node):
+        """An operand that must be an IR value (not a buffer)."""
+        if isinstance(a, torch.Tensor):
+            raise ExportError(f"a tensor attribute (buffer or constant) used by {node.format_node()} "
+                              f"at {_where(node)}: only parameters are exported")
+        return a
+
     for node in gm.graph.nodes:
         where = _where(node)
         if node.op == "placeholder":
@@ -219,9 +288,9 @@ def trace(module, example_args):
             obj = gm
             for part in node.target.split("."):
                 obj = getattr(obj, part)
-            if id(obj) not in by_id:
-                raise ExportError(f"attribute {node.target} (not a parameter) at {where}")
-            v[node] = by_id[id(obj)]
+            # A buffer or constant stays a torch.Tensor: only the layers that
+            # read it as an attribute (MultiheadAttention's mask) accept one.
+            v[node] = by_id.get(id(obj), obj)
         elif node.op == "call_module":
             mod = gm.get_submodule(node.target)
             x = arg(node.args[0]) if node.args else None
@@ -271,6 +340,9 @@ def trace(module, example_args):
             elif isinstance(mod, nn.Flatten):
                 shape = _meta_shape(node)
                 v[node] = em.reshape(x, shape)
+            elif isinstance(mod, nn.MultiheadAttention):
+                v[node] = _multihead_attention(em, mod, node, [arg(a) for a in node.args],
+                                               {k: arg(a) for k, a in node.kwargs.items()}, p, gm)
             elif isinstance(mod, nn.Identity):
                 v[node] = x
             else:
@@ -281,9 +353,9 @@ def trace(module, example_args):
             args = [arg(a) for a in node.args]
             kw = {k: arg(a) for k, a in node.kwargs.items()}
             if node.op == "call_function" and t in _BINARY:
-                v[node] = em.binary(_BINARY[t], args[0], args[1], node)
+                v[node] = em.binary(_BINARY[t], value(args[0], node), value(args[1], node), node)
             elif node.op == "call_method" and t in _METHOD_BINARY:
-                v[node] = em.binary(_METHOD_BINARY[t], args[0], args[1], node)
+                v[node] = em.binary(_METHOD_BINARY[t], value(args[0], node), value(args[1], node), node)
             elif (node.op == "call_function" and t in _UNARY_FN) or (
                     node.op == "call_method" and t in ("relu", "tanh", "sigmoid")):
                 kind = _UNARY_FN.get(t, t)
@@ -324,6 +396,12 @@ def trace(module, example_args):
                 if t in (torch.sum, "sum"):
                     m = b.binary("arith.mulf", m, em.const(float(np.prod(x.shape)), (), x.dtype))
                 v[node] = m
+            elif t is operator.getitem and isinstance(args[0], tuple):
+                item = args[0][args[1]]
+                if item is None:
+                    raise ExportError(f"{node.args[0]}[{args[1]}] (attention weights) at {where}: "
+                                      "not exported; use output [0] or need_weights=False")
+                v[node] = item
             elif t == "contiguous":
                 v[node] = args[0]
             else:
