@@ -26,7 +26,7 @@ import sys
 
 import numpy as np
 
-from trellis_testing import jobs, mpi
+from trellis_testing import mpi
 from trellis_testing.divergence import rank0_differs
 from trellis_testing.run import Checker, trellis_run_path, write_model
 
@@ -102,11 +102,9 @@ def inputs(ranks, shape):
 
 
 def expect_mismatch(name, ranks, entry, shape, parts):
-    job = mpi.MpiJob(os.path.join(workdir, name), ranks)
-    proc, _, seconds, cmd = job.launch(model, entry, inputs(ranks, shape),
-                                       timeout=120)
-    jobs.expect_failure(check, f"default.{name}", proc, seconds, cmd, LIMIT,
-                        marker="collective mismatch", parts=parts)
+    mpi.MpiJob(os.path.join(workdir, name), ranks).expect_failure(
+        check, f"default.{name}", model, entry, inputs(ranks, shape), LIMIT,
+        marker="collective mismatch", parts=parts)
 
 
 expect_mismatch("different_ops", 2, "different_ops", (4, 8),

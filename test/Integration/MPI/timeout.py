@@ -99,24 +99,8 @@ x = os.path.join(workdir, "x.npy")
 np.save(x, np.ones(4, np.float32))
 
 
-def launch(ranks, entry, extra, env=None):
-    cmd = mpi.mpirun_command(ranks) + [trellis_run_path(), model,
-                                       f"--entry={entry}", f"--input={x}",
-                                       *extra]
-    return cmd, subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.PIPE, text=True,
-                                 env=dict(os.environ, **(env or {})))
-
-
-def finish(proc, timeout=120):
-    """Waits for the job (killing it after `timeout` seconds); returns the
-    CompletedProcess-like result with its stderr."""
-    try:
-        _, stderr = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        _, stderr = proc.communicate()
-    return subprocess.CompletedProcess(proc.args, proc.returncode, "", stderr)
+def ones(ranks):
+    return [[np.ones(4, np.float32)] for _ in range(ranks)]
 
 
 def cpu(pid):
@@ -138,7 +122,9 @@ def parse_waiting(text):
 
 
 def stop_rank(name, ranks, victim, timeout, extra=(), env=None):
-    cmd, proc = launch(ranks, "loop", ["--repeat=1000000000", *extra], env)
+    proc, _, cmd = mpi.MpiJob(os.path.join(workdir, name), ranks).start(
+        model, "loop", ones(ranks), ["--repeat=1000000000", *extra], env,
+        stdout=subprocess.DEVNULL)
     found = {}
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline and proc.poll() is None:
@@ -149,7 +135,7 @@ def stop_rank(name, ranks, victim, timeout, extra=(), env=None):
             break
     else:
         proc.kill()
-        result = finish(proc)
+        result = mpi.finish(proc)
         check.expect(name, False, f"the ranks never got to their run loop "
                      f"(exit {result.returncode}): {result.stderr[-1000:]}")
         return
@@ -164,7 +150,7 @@ def stop_rank(name, ranks, victim, timeout, extra=(), env=None):
     time.sleep(max(0.2, timeout - 0.7))
     used = max(cpu(pid) - before[pid] for pid in waiting) / (
         time.monotonic() - start)
-    result = finish(proc)
+    result = mpi.finish(proc)
     seconds = time.monotonic() - stopped
     ok = jobs.expect_failure(
         check, name, result, seconds, cmd, timeout + LIMIT_AFTER,
@@ -192,26 +178,22 @@ stop_rank("stopped_rank0_of_2_unchecked", 2, 0, 1,
           env={"TRELLIS_COLLECTIVE_TIMEOUT": "1"})
 
 # Rank 1 hangs before its psum.
-cmd, proc = launch(2, "hang", ["--collective-timeout=1"])
-start = time.monotonic()
-result = finish(proc)
-jobs.expect_failure(check, "hung_rank", result, time.monotonic() - start, cmd,
-                    30, marker="collective timeout",
-                    parts=["rank 1 did not arrive within 1 s; rank 0 waits at "
-                           "coll.psum f32[4] (model.mlir:"])
+mpi.MpiJob(os.path.join(workdir, "hung_rank"), 2).expect_failure(
+    check, "hung_rank", model, "hang", ones(2), 30,
+    marker="collective timeout",
+    parts=["rank 1 did not arrive within 1 s; rank 0 waits at "
+           "coll.psum f32[4] (model.mlir:"],
+    extra=["--collective-timeout=1"])
 
 # Every rank waits, at different points (no checks to tell them apart).
-cmd, proc = launch(2, "extra", ["--collective-timeout=1",
-                                "--check-collectives=false"])
-start = time.monotonic()
-result = finish(proc)
-jobs.expect_failure(check, "extra_collective_unchecked", result,
-                    time.monotonic() - start, cmd, 30,
-                    marker="collective timeout",
-                    parts=["every rank waits, but their collectives did not "
-                           "complete within 1 s; rank 0 waits at the end of "
-                           "the program; rank 1 waits at coll.psum "
-                           "(model.mlir:"])
+mpi.MpiJob(os.path.join(workdir, "extra"), 2).expect_failure(
+    check, "extra_collective_unchecked", model, "extra", ones(2), 30,
+    marker="collective timeout",
+    parts=["every rank waits, but their collectives did not "
+           "complete within 1 s; rank 0 waits at the end of "
+           "the program; rank 1 waits at coll.psum "
+           "(model.mlir:"],
+    extra=["--collective-timeout=1", "--check-collectives=false"])
 
 for name, extra, env, text in (
         ("invalid_flag", ["--collective-timeout=soon"], {},

@@ -34,9 +34,9 @@ import sys
 
 import numpy as np
 
-from trellis_testing import jobs, mpi
+from trellis_testing import mpi
 from trellis_testing.divergence import rank0_differs
-from trellis_testing.run import Checker, load_results, write_model
+from trellis_testing.run import Checker, write_model
 
 workdir, example = sys.argv[1], sys.argv[2]
 check = Checker()
@@ -119,12 +119,10 @@ def inputs(ranks, *shapes_dtypes):
 
 
 def expect_mismatch(name, ranks, entry, args, parts):
-    job = mpi.MpiJob(os.path.join(workdir, name), ranks)
-    proc, _, seconds, cmd = job.launch(model, entry, args,
-                                       extra=["--check-collectives"],
-                                       timeout=120)
-    jobs.expect_failure(check, f"mismatch.{name}", proc, seconds, cmd, LIMIT,
-                        marker="collective mismatch", parts=parts)
+    mpi.MpiJob(os.path.join(workdir, name), ranks).expect_failure(
+        check, f"mismatch.{name}", model, entry, args, LIMIT,
+        marker="collective mismatch", parts=parts,
+        extra=["--check-collectives"])
 
 
 expect_mismatch("different_ops", 2, "different_ops",
@@ -153,10 +151,6 @@ expect_mismatch("three_ranks", 3, "different_ops",
                  "ranks 1-2: coll.all_gather f32[4x8] -> f32[8x8]"])
 
 
-def results(outdir, ranks):
-    return [load_results(os.path.join(outdir, str(r))) for r in range(ranks)]
-
-
 def expect_same(name, ranks, entry, args):
     runs = {}
     for mode, extra, env in (("off", ["--check-collectives=false"], None),
@@ -172,7 +166,7 @@ def expect_same(name, ranks, entry, args):
             check.expect(f"agree.{name}", False,
                          f"{mode}: exit {proc.returncode}: {proc.stderr[-1500:]}")
             return
-        runs[mode] = results(out, ranks)
+        runs[mode] = job.results(out)
     os.environ.pop("TRELLIS_CHECK_COLLECTIVES", None)
     same = all(len(runs[m][r]) == len(runs["off"][r]) and
                all(a.dtype == b.dtype and np.array_equal(a, b)

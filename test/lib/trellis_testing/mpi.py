@@ -3,6 +3,11 @@
     job = MpiJob(workdir, ranks=4)
     outs = job.run(model, "entry", inputs_per_rank, results=2)
     outs[r][i]                     # result i of rank r
+    proc, out_dir, seconds, cmd = job.launch(model, "entry", inputs_per_rank)
+    job.expect_failure(check, "name", model, "entry", inputs_per_rank,
+                       limit=10, marker="collective mismatch", parts=[...])
+    proc, out_dir, cmd = job.start(...)   # a Popen, to signal its ranks
+    result = finish(proc, timeout=120)    # killed after the timeout
 
 `inputs_per_rank[r]` is the list of arrays rank r binds to the entry's
 arguments; they are written as `in<i>.<r>.npy` and passed with `{rank}` in
@@ -21,11 +26,25 @@ import time
 
 import numpy as np
 
+from trellis_testing import jobs
 from trellis_testing.run import load_results, trellis_run_path
 
 
 def mpirun_command(ranks):
     return ["mpirun", "--oversubscribe", "-np", str(ranks)]
+
+
+def finish(proc, timeout=120):
+    """Waits for the job `proc` (a subprocess.Popen, its stdout and stderr
+    piped or not), killing it after `timeout` seconds; returns a
+    CompletedProcess with its output."""
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        stdout, stderr = proc.communicate()
+    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout,
+                                       stderr)
 
 
 class MpiJob:
@@ -35,9 +54,11 @@ class MpiJob:
         self._runs = 0
         os.makedirs(workdir, exist_ok=True)
 
-    def launch(self, model, entry, inputs_per_rank, extra=(), timeout=300):
-        """Runs trellis-run under mpirun; returns (CompletedProcess, out_dir,
-        seconds)."""
+    def start(self, model, entry, inputs_per_rank, extra=(), env=None,
+              stdout=subprocess.PIPE):
+        """Starts trellis-run under mpirun, each rank with its inputs and
+        output directory; returns (Popen, out_dir, cmd). `env`: variables
+        added to the environment."""
         self._runs += 1
         tag = os.path.join(self.workdir, f"{self._runs:02d}_{entry}_np{self.ranks}")
         shutil.rmtree(tag, ignore_errors=True)
@@ -52,10 +73,34 @@ class MpiJob:
             f"--output-dir={out_dir}/{{rank}}"]
         cmd += [f"--input={tag}/in{i}.{{rank}}.npy" for i in range(nargs)]
         cmd += list(extra)
+        proc = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.PIPE,
+                                text=True, env=dict(os.environ, **(env or {})))
+        return proc, out_dir, cmd
+
+    def launch(self, model, entry, inputs_per_rank, extra=(), timeout=300,
+               env=None):
+        """Runs trellis-run under mpirun (see start), killed after `timeout`
+        seconds; returns (CompletedProcess, out_dir, seconds, cmd)."""
         start = time.monotonic()
-        proc = subprocess.run(cmd, capture_output=True, text=True,
-                              timeout=timeout)
+        proc, out_dir, cmd = self.start(model, entry, inputs_per_rank, extra,
+                                        env)
+        proc = finish(proc, timeout)
         return proc, out_dir, time.monotonic() - start, cmd
+
+    def results(self, out_dir):
+        """The results each rank wrote to `out_dir`: [rank][i]."""
+        return [load_results(os.path.join(out_dir, str(r)))
+                for r in range(self.ranks)]
+
+    def expect_failure(self, check, name, model, entry, inputs_per_rank,
+                       limit, marker, parts, extra=(), env=None, timeout=120):
+        """Runs the job (see launch) and checks that it fails clearly within
+        `limit` seconds (jobs.expect_failure: one line with `marker`,
+        containing every string of `parts`); returns whether it did."""
+        proc, _, seconds, cmd = self.launch(model, entry, inputs_per_rank,
+                                            extra, timeout, env)
+        return jobs.expect_failure(check, name, proc, seconds, cmd, limit,
+                                   marker=marker, parts=parts)
 
     def run(self, model, entry, inputs_per_rank, results):
         proc, out_dir, _, cmd = self.launch(model, entry, inputs_per_rank)
@@ -66,14 +111,12 @@ class MpiJob:
                   f"  stderr: {proc.stderr.strip()[-2000:]}")
             sys.stdout.flush()
             sys.exit(1)
-        outs = []
-        for r in range(self.ranks):
-            arrays = load_results(os.path.join(out_dir, str(r)))
+        outs = self.results(out_dir)
+        for r, arrays in enumerate(outs):
             if len(arrays) != results:
                 print(f"FAIL {entry} (np={self.ranks}): rank {r} wrote "
                       f"{len(arrays)} results, expected {results}")
                 sys.exit(1)
-            outs.append(arrays)
         return outs
 
 
