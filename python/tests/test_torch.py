@@ -183,3 +183,41 @@ def test_attention_mask_must_be_causal():
     m.mask[0, 1] = False
     with pytest.raises(tt.ExportError, match="only the causal mask"):
         tt.export(m, (torch.randint(0, 11, (3, 5)), torch.randint(0, 11, (3, 5))))
+
+
+def test_train_an_imported_module_and_take_the_weights_back(tmp_path):
+    """An exported MLP trains with Trellis from PyTorch's own weights, and
+    its trained weights load back into the PyTorch module by name."""
+    from trellis import layers as tl, optim
+    from test_trainer import blobs
+
+    torch.manual_seed(3)
+    net = nn.Sequential(nn.Linear(6, 16), nn.LayerNorm(16), nn.GELU(), nn.Linear(16, 3)).double()
+    x0 = torch.zeros(16, 6, dtype=torch.float64)
+    layer = tt.layer(net, (x0,))
+    ev = blobs(64, 2)
+
+    def torch_eval(module):
+        logits = module(torch.tensor(ev["x"]))
+        loss = F.cross_entropy(logits, torch.tensor(ev["y"]).long()).item()
+        return loss, (logits.argmax(1).numpy() == ev["y"]).mean()
+
+    # One step at learning rate 0: the eval after it sees PyTorch's weights.
+    frozen = trellis.Trainer(layer, tl.CrossEntropyLoss(), inputs={"x": (6,), "y": ((), "i32")},
+                             batch_size=16, optimizer=optim.SGD(0.0), dtype="f64")
+    assert frozen.param_names == ["0.weight", "0.bias", "1.weight", "1.bias", "3.weight", "3.bias"]
+    r = frozen.fit(blobs(256, 1), steps=1, output_dir=str(tmp_path / "frozen"), eval_data=ev,
+                   initial_params=tt.parameters(net))
+    loss, acc = torch_eval(net)
+    # metrics.jsonl keeps 6 significant digits: 1e-5 relative.
+    assert r.evals[-1]["loss"] == pytest.approx(loss, rel=1e-5)
+    assert r.evals[-1]["accuracy"] == pytest.approx(acc)
+
+    trainer = trellis.Trainer(layer, tl.CrossEntropyLoss(), inputs={"x": (6,), "y": ((), "i32")},
+                              batch_size=16, optimizer=optim.Adam(1e-2), dtype="f64")
+    r = trainer.fit(blobs(256, 1), steps=100, output_dir=str(tmp_path / "run"), eval_data=ev,
+                    initial_params=dict(zip(tt.parameter_names(net), tt.parameters(net))))
+    assert r.evals[-1]["accuracy"] >= 0.95
+    net.load_state_dict({k: torch.tensor(v) for k, v in r.params.items()})
+    loss, acc = torch_eval(net)
+    assert loss == pytest.approx(r.evals[-1]["loss"], rel=1e-5) and acc == r.evals[-1]["accuracy"]

@@ -94,9 +94,10 @@ class Builder:
                 raise ShapeError(f"{layer.name}: shared parameter {p.name} has shape "
                                  f"{p.shape}, the second use needs {tuple(shape)}")
             return p.value
-        if id(layer) not in self._scopes:
+        if layer.kind and id(layer) not in self._scopes:
             self._scopes[id(layer)] = self.unique_name(layer.kind)
-        name = f"{self._scopes[id(layer)]}.{local}"
+        # A layer without a kind (an imported module) names its parameters.
+        name = f"{self._scopes[id(layer)]}.{local}" if layer.kind else local
         v = Value(f"%p{len(self.params)}", shape, self.dtype)
         p = Param(name, shape, self.dtype, init, v)
         self.params.append(p)

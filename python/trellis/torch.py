@@ -472,3 +472,50 @@ def value_and_grad(module, example_args, **options):
 
     call.text = text
     return call
+
+
+def layer(module, example_args):
+    """The module as a Trax-style layer taking its example arguments' shapes
+    (batch size included) and returning its outputs, with its parameters
+    under their named_parameters() names: e.g. the model of a Trainer.
+    Start a Trainer from the module's weights with
+    `fit(..., initial_params=trellis.torch.parameters(module))`."""
+    import re
+    from . import layers as tl
+
+    ex = trace(module, example_args)
+    if ex.rng is not None:
+        raise ExportError("a layer from a module with Dropout in training mode: "
+                          "call module.eval() (or use trellis.layers.Dropout)")
+    n = len(ex.param_names)
+
+    class _Imported(tl.Layer):
+        kind = ""
+        n_in, n_out = ex.n_inputs, len(ex.outputs)
+
+        def forward(self, b, xs):
+            for x, a in zip(xs, ex.args[n:]):
+                if x.shape != a.shape or x.dtype != a.dtype:
+                    raise ir.ShapeError(f"{type(module).__name__} was exported for {a.type}, got {x.type}")
+            rename = {}
+            for name, a in zip(ex.param_names, ex.args[:n]):
+                init = "glorot_uniform" if len(a.shape) >= 2 else "zeros"
+                rename[a.name] = b.param(self, name, a.shape, init).name
+            for x, a in zip(xs, ex.args[n:]):
+                rename[a.name] = x.name
+            tag = b.fresh("t")[1:]
+
+            def sub(m):
+                tok = m.group(0)
+                return rename.get(tok) or f"%{tag}_{tok[1:]}"
+
+            body = ex.text.split("{\n", 1)[1].rsplit("\n  return", 1)[0]
+            for line in body.splitlines():
+                b.emit(re.sub(r"%[A-Za-z_][A-Za-z0-9_]*", sub, line.strip()))
+            return [ir.Value(rename.get(o.name) or f"%{tag}_{o.name[1:]}", o.shape, o.dtype)
+                    for o in ex.outputs]
+
+        def __repr__(self):
+            return f"trellis.torch.layer({type(module).__name__})"
+
+    return _Imported()

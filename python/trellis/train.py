@@ -249,9 +249,10 @@ class Trainer:
         self.batch_size = batch_size
         self.text = step_module(model, loss, self.inputs, batch_size, optimizer,
                                 clip_norm, dtype, eval_batch_size, accuracy, dropout_seed)
-        self.param_names = tl.Model(tl.Serial(model, loss),
-                                    [s for _, s in _specs(self.inputs, batch_size, dtype)],
-                                    dtype=dtype).param_names
+        traced = tl.Model(tl.Serial(model, loss),
+                          [s for _, s in _specs(self.inputs, batch_size, dtype)], dtype=dtype)
+        self.param_names, self.param_shapes = traced.param_names, traced.param_shapes
+        self.n_slots = len(optimizer.state)
         self.slot_names = [f"{p}.{s}" for s in optimizer.state for p in self.param_names]
         self.dtype = dtype
 
@@ -265,12 +266,47 @@ class Trainer:
             arrays[name] = np.ascontiguousarray(data[name], dtype=want)
         np.savez(path, **arrays)
 
+    def _write_initial_checkpoint(self, output_dir, initial_params, seed, rank):
+        if isinstance(initial_params, dict):
+            missing = [n for n in self.param_names if n not in initial_params]
+            if missing:
+                raise KeyError(f"initial_params has no {missing[0]!r}")
+            initial_params = [initial_params[n] for n in self.param_names]
+        if len(initial_params) != len(self.param_names):
+            raise ValueError(f"initial_params has {len(initial_params)} arrays, the model "
+                             f"{len(self.param_names)} parameters")
+        np_dtype = ir.NUMPY_OF[self.dtype]
+        arrays = {}
+        for i, (name, a, shape) in enumerate(zip(self.param_names, initial_params, self.param_shapes)):
+            a = np.asarray(a, np_dtype)
+            if a.shape != tuple(shape):
+                raise ValueError(f"initial_params {name}: shape {a.shape}, the model's {tuple(shape)}")
+            arrays[f"param{i}"] = a
+        k = len(arrays)
+        for _ in range(self.n_slots):
+            for shape in self.param_shapes:
+                arrays[f"param{k}"] = np.zeros(shape, np_dtype)
+                k += 1
+        arrays[f"param{k}"] = np.zeros((), np_dtype)  # the step counter
+        arrays["step"] = np.array(0, np.int64)
+        arrays["seed"] = np.array(seed, np.int64)
+        path = os.path.join(output_dir, "checkpoint.npz")
+        if os.path.exists(path):
+            raise ValueError(f"{path} exists: resume it (resume=True) or use a new output_dir")
+        # Every rank writes the same bytes; each rename is atomic.
+        tmp = os.path.join(output_dir, f".initial-checkpoint-rank{rank}.npz")
+        np.savez(tmp, **arrays)
+        os.replace(tmp, path)
+
     def fit(self, data, steps, output_dir, eval_data=None, eval_every=0,
             checkpoint_every=0, resume=False, reduce="mean", seed=0,
-            log_every=0, extra_flags=()):
+            log_every=0, extra_flags=(), initial_params=None):
         """Runs trellis-train for `steps` steps; returns a Result. `data` and
         `eval_data` map the input names to arrays (examples first); `seed`
-        seeds the data order and the initial parameters."""
+        seeds the data order and the initial parameters. `initial_params`
+        (a list in param_names order, or {name: array}) starts from those
+        weights instead of the initializers: they are written as a step-0
+        checkpoint (optimizer slots and step zero) that the run resumes."""
         rank = _rank()
         work = os.path.join(output_dir, "inputs", f"rank{rank}")
         os.makedirs(work, exist_ok=True)
@@ -279,6 +315,11 @@ class Trainer:
             f.write(self.text)
         train_path = os.path.join(work, "train.npz")
         self._write_data(train_path, data)
+        if initial_params is not None:
+            if resume:
+                raise ValueError("initial_params and resume=True exclude each other")
+            self._write_initial_checkpoint(output_dir, initial_params, seed, rank)
+            resume = True
         cmd = [_tool(), model_path, f"--data={train_path}", f"--steps={steps}",
                f"--output-dir={output_dir}", f"--seed={seed}", f"--reduce={reduce}"]
         if eval_data is not None:
