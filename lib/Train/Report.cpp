@@ -182,6 +182,16 @@ void TrainingReport::printProgress(int64_t step, double loss) {
                         formatDuration(eta).c_str());
 }
 
+void TrainingReport::reportStop(int64_t step, llvm::StringRef signalName) {
+  if (!leader)
+    return;
+  if (step != steps && ranks == 1 &&
+      llvm::sys::Process::StandardOutIsDisplayed())
+    out << "\n";
+  out << "stopped by " << signalName << " after step " << step << " of "
+      << steps << " (continue with --resume)\n";
+}
+
 llvm::Error TrainingReport::finish(double loss, llvm::StringRef checkpointPath,
                                    llvm::StringRef curvePath,
                                    llvm::StringRef metricName) {

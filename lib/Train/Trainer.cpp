@@ -23,17 +23,21 @@
 #include "trellis/Train/Checkpoint.h"
 #include "trellis/Train/Convention.h"
 #include "trellis/Train/DataOrder.h"
+#include "trellis/Train/OutputDirectory.h"
 #include "trellis/Train/Random.h"
 #include "trellis/Train/Report.h"
+#include "trellis/Train/StopSignals.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 using namespace trellis;
@@ -46,12 +50,16 @@ class Trainer {
 public:
   Trainer(const TrainOptions &options, llvm::raw_ostream &out)
       : options(options), out(out) {}
-  llvm::Error run();
+  /// Returns the exit code: 0, or 128 + the signal that stopped the run.
+  llvm::Expected<int> run();
 
 private:
   llvm::Error compile();
   llvm::Error initializeOrResume();
   llvm::Error saveCheckpoint(int64_t step);
+  llvm::Error checkLoss(int64_t step, double loss,
+                        const HostArray &lossArray) const;
+  std::string describeKeptCheckpoint() const;
   llvm::Expected<std::vector<double>> evaluate();
   double meanOverRanks(double value) const;
 
@@ -71,6 +79,10 @@ private:
   Dataset trainSet, evalSet;
   llvm::SmallVector<HostArray> params;
   int64_t startStep = 0;
+  /// The step of the checkpoint on disk that this run wrote or resumed
+  /// from (-1: none).
+  int64_t savedStep = -1;
+  OutputDirectoryLock directoryLock;
   std::string metricName;
   std::string metricsPath, checkpointPath, curvePath;
   /// Wall time of the JIT compile.
@@ -144,6 +156,13 @@ llvm::Error Trainer::initializeOrResume() {
     if (!checkpoint)
       return checkpoint.takeError();
     startStep = checkpoint->step;
+    // Never a rewrite of the checkpoint with fewer steps than it holds
+    // (SPEC.md's trainer contract).
+    if (options.steps <= startStep)
+      return fail("'" + checkpointPath + "' holds step " + Twine(startStep) +
+                  "; --resume needs --steps above it, got --steps=" +
+                  Twine(options.steps));
+    savedStep = startStep;
     params = std::move(checkpoint->params);
     if (leader)
       out << "resuming from " << checkpointPath << " at step " << startStep
@@ -160,10 +179,77 @@ llvm::Error Trainer::initializeOrResume() {
   return llvm::Error::success();
 }
 
+std::string Trainer::describeKeptCheckpoint() const {
+  if (savedStep < 0)
+    return "no checkpoint was written";
+  return ("'" + checkpointPath + "' of step " + Twine(savedStep) + " is kept")
+      .str();
+}
+
+/// The largest loss magnitude of a run that has not diverged: the square
+/// root of the largest number of the loss's type (1.8e19 for f32, 1.3e154
+/// for f64). Beyond it the square of the loss overflows, and so do the
+/// squared errors, variances and squared gradient norms of the same scale
+/// that a step computes: the next steps give infinities and NaNs.
+static double getDivergenceBound(const HostArray &lossArray) {
+  return lossArray.getDType() == DType::F64
+             ? std::sqrt(std::numeric_limits<double>::max())
+             : std::sqrt(double(std::numeric_limits<float>::max()));
+}
+
+llvm::Error Trainer::checkLoss(int64_t step, double loss,
+                               const HostArray &lossArray) const {
+  if (!std::isfinite(loss))
+    return fail("the loss is " + Twine(std::isnan(loss) ? "NaN" : "infinite") +
+                " at step " + Twine(step) + ": the training diverged; " +
+                describeKeptCheckpoint());
+  double bound = getDivergenceBound(lossArray);
+  if (std::abs(loss) > bound)
+    return fail("the loss is " + Twine(llvm::formatv("{0:e3}", loss).str()) +
+                " at step " + Twine(step) + ", beyond " +
+                llvm::formatv("{0:e1}", bound).str() +
+                " (the square root of the largest " +
+                (lossArray.getDType() == DType::F64 ? "f64" : "f32") +
+                "): the training diverged; " + describeKeptCheckpoint());
+  return llvm::Error::success();
+}
+
+/// Returns an error naming the first parameter (and its first element)
+/// that is NaN or infinite after `step` steps, if any.
+static llvm::Error checkFiniteParameters(llvm::ArrayRef<HostArray> params,
+                                         const StepFunction &trainStep,
+                                         int64_t step) {
+  for (auto [i, p] : llvm::enumerate(params)) {
+    if (p.getDType() != DType::F32 && p.getDType() != DType::F64)
+      continue;
+    int64_t n = p.getNumElements();
+    for (int64_t k = 0; k < n; ++k) {
+      double v = p.getDType() == DType::F64
+                     ? reinterpret_cast<const double *>(p.getData())[k]
+                     : reinterpret_cast<const float *>(p.getData())[k];
+      if (!std::isfinite(v))
+        return fail("parameter " + Twine(i) + " (" +
+                    trainStep.params[i].value.typeName + ") is " +
+                    (std::isnan(v) ? "NaN"
+                     : v > 0       ? "+inf"
+                                   : "-inf") +
+                    " at element " + Twine(k) + " after step " + Twine(step));
+    }
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error Trainer::saveCheckpoint(int64_t step) {
-  if (!leader)
-    return llvm::Error::success();
-  return writeCheckpoint(checkpointPath, step, options.seed, params);
+  // Every rank holds the same parameters: all of them stop alike.
+  if (llvm::Error err = checkFiniteParameters(params, trainStep, step))
+    return fail(llvm::toString(std::move(err)) + ": the training diverged; " +
+                describeKeptCheckpoint());
+  if (leader)
+    if (llvm::Error err =
+            writeCheckpoint(checkpointPath, step, options.seed, params))
+      return err;
+  savedStep = step;
+  return llvm::Error::success();
 }
 
 double Trainer::meanOverRanks(double value) const {
@@ -204,7 +290,7 @@ llvm::Expected<std::vector<double>> Trainer::evaluate() {
   return sums;
 }
 
-llvm::Error Trainer::run() {
+llvm::Expected<int> Trainer::run() {
   ranks = static_cast<int>(options.launchedRanks);
   if (ranks > 1) {
     trellis_coll_init();
@@ -212,12 +298,24 @@ llvm::Error Trainer::run() {
     ranks = collectives::getWorldSize();
   }
   leader = rank == 0;
+  // After MPI's own set-up, which must not replace them.
+  installStopHandlers();
   if (options.steps < 0)
     return fail("--steps must not be negative");
   if (options.outputDir.empty())
     return fail("--output-dir is required (checkpoint, metrics, curve)");
   if (std::error_code ec = llvm::sys::fs::create_directories(options.outputDir))
     return fail("cannot create '" + options.outputDir + "': " + ec.message());
+  // Only rank 0 writes (and locks): the ranks of one job share the
+  // directory, another job's rank 0 or another trainer is turned away.
+  if (leader) {
+    if (llvm::Error err = directoryLock.lock(options.outputDir))
+      return std::move(err);
+    if (int removed = removeStaleTemporaries(options.outputDir))
+      out << "removed " << removed << " temporary file"
+          << (removed == 1 ? "" : "s") << " of an interrupted run from '"
+          << options.outputDir << "'\n";
+  }
   checkpointPath = (options.outputDir + "/checkpoint.npz");
   metricsPath = (options.outputDir + "/metrics.jsonl");
   curvePath = (options.outputDir + "/curve.svg");
@@ -227,7 +325,7 @@ llvm::Error Trainer::run() {
     return data.takeError();
   trainData = std::move(*data);
   if (llvm::Error err = compile())
-    return err;
+    return std::move(err);
   llvm::Expected<Dataset> bound =
       bindDataset(trainData, trainStep, options.dataPath);
   if (!bound)
@@ -246,7 +344,7 @@ llvm::Error Trainer::run() {
     metricName = evalStep.resultNames.empty() ? "" : evalStep.resultNames[0];
   }
   if (llvm::Error err = initializeOrResume())
-    return err;
+    return std::move(err);
 
   BatchOrder order(options.seed, trainSet.size, trainStep.batchSize, rank,
                    ranks);
@@ -257,7 +355,7 @@ llvm::Error Trainer::run() {
 
   TrainingReport report(out, leader, ranks, options.steps, options.logEvery);
   if (llvm::Error err = report.openMetrics(metricsPath, options.resume))
-    return err;
+    return std::move(err);
   if (leader)
     out << "training @train_step of " << options.modulePath << ": "
         << trainStep.params.size() << " parameter tensors, batch "
@@ -287,6 +385,8 @@ llvm::Error Trainer::run() {
   };
 
   double loss = 0;
+  int64_t lastStep = startStep;
+  int stopSignal = 0;
   for (int64_t step = startStep; step < options.steps; ++step) {
     llvm::Expected<llvm::SmallVector<HostArray>> batch =
         gatherBatch(trainSet, trainStep, order.getRows(step));
@@ -298,44 +398,62 @@ llvm::Error Trainer::run() {
     for (HostArray &x : *batch)
       inputs.push_back(std::move(x));
     // The inputs are ours: no copies (results come back as copies).
-    llvm::Expected<llvm::SmallVector<HostArray>> results =
-        jit->callInPlace("train_step", inputs);
+    llvm::Expected<llvm::SmallVector<HostArray>> results = [&] {
+      StopSignalsDeferred deferred;
+      return jit->callInPlace("train_step", inputs);
+    }();
     if (!results)
       return results.takeError();
     params.clear();
     for (size_t i = 0; i < trainStep.params.size(); ++i)
       params.push_back(std::move((*results)[i]));
-    loss = meanOverRanks(getScalarValue((*results)[trainStep.params.size()]));
-    if (!std::isfinite(loss))
-      return fail("the loss is " +
-                  Twine(std::isnan(loss) ? "NaN" : "infinite") + " at step " +
-                  Twine(step + 1));
+    const HostArray &lossArray = (*results)[trainStep.params.size()];
+    loss = meanOverRanks(getScalarValue(lossArray));
+    if (llvm::Error err = checkLoss(step + 1, loss, lossArray))
+      return std::move(err);
+    // Every step, so that all ranks stop after the same one.
+    stopSignal = agreeOnStopSignal(ranks);
     report.reportLoss(step + 1, loss);
+    lastStep = step + 1;
+    if (stopSignal)
+      break;
     if (options.checkpointEvery > 0 &&
         (step + 1) % options.checkpointEvery == 0)
       if (llvm::Error err = saveCheckpoint(step + 1))
-        return err;
+        return std::move(err);
     if (hasEval && options.evalEvery > 0 &&
         (step + 1) % options.evalEvery == 0 && step + 1 != options.steps)
       if (llvm::Error err = evalAndLog(step + 1))
-        return err;
+        return std::move(err);
   }
-  if (hasEval)
+  // A run stopped by a signal ends soon: no final evaluation.
+  if (hasEval && !stopSignal)
     if (llvm::Error err = evalAndLog(options.steps))
-      return err;
+      return std::move(err);
   // --profile: where the training steps' time went (the first rank's).
   if (Profile *profile = jit->getProfile("train_step"); profile && leader)
     profile->print(out, "train_step");
-  bool savedLast = options.checkpointEvery > 0 && options.steps > startStep &&
-                   options.steps % options.checkpointEvery == 0;
-  if (!savedLast)
-    if (llvm::Error err = saveCheckpoint(options.steps))
-      return err;
-  return report.finish(loss, checkpointPath, curvePath, metricName);
+  if (savedStep != lastStep)
+    if (llvm::Error err = saveCheckpoint(lastStep))
+      return std::move(err);
+  if (stopSignal)
+    report.reportStop(lastStep, getStopSignalName(stopSignal));
+  if (llvm::Error err =
+          report.finish(loss, checkpointPath, curvePath, metricName))
+    return std::move(err);
+  if (!stopSignal)
+    return 0;
+  // The caller ends the process without MPI_Finalize: not before rank 0
+  // has written everything.
+  out.flush();
+  if (ranks > 1)
+    collectives::barrier("the end of a run stopped by a signal "
+                         "(trellis-train)");
+  return 128 + stopSignal;
 }
 
-llvm::Error train::runTrellisTrain(const TrainOptions &options,
-                                   llvm::raw_ostream &out) {
+llvm::Expected<int> train::runTrellisTrain(const TrainOptions &options,
+                                           llvm::raw_ostream &out) {
   Trainer trainer(options, out);
   return trainer.run();
 }

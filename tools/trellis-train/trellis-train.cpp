@@ -15,6 +15,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
+#include <unistd.h>
 
 namespace cl = llvm::cl;
 
@@ -82,6 +83,19 @@ int main(int argc, char **argv) {
   compile.fill(options.compile, *config);
   profile.fill(options.compile);
   options.launchedRanks = config->mpiWorldSize;
-  return trellis::tools::finishTool(
-      "trellis-train", trellis::train::runTrellisTrain(options, llvm::outs()));
+  llvm::Expected<int> exitCode =
+      trellis::train::runTrellisTrain(options, llvm::outs());
+  if (!exitCode)
+    return trellis::tools::finishTool("trellis-train", exitCode.takeError());
+  if (*exitCode != 0 && options.launchedRanks > 1) {
+    // Stopped by a signal, every rank done (runTrellisTrain waits for all):
+    // not MPI_Finalize, which needs mpirun, and mpirun, if the signal was
+    // its own, is ending the job and does not answer (the ranks hung in it
+    // until its SIGKILL).
+    llvm::outs().flush();
+    llvm::errs().flush();
+    ::_exit(*exitCode);
+  }
+  trellis::tools::finishTool("trellis-train", llvm::Error::success());
+  return *exitCode;
 }

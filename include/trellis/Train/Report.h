@@ -65,6 +65,10 @@ public:
   void reportEval(int64_t step, llvm::ArrayRef<std::string> names,
                   llvm::ArrayRef<double> values);
 
+  /// Prints that a signal (named `signalName`) stopped the run after
+  /// `step` steps, ending the progress bar first.
+  void reportStop(int64_t step, llvm::StringRef signalName);
+
   /// Writes curve.svg to `curvePath` (the first eval metric named
   /// `metricName`) and prints the final loss and where the files are.
   llvm::Error finish(double loss, llvm::StringRef checkpointPath,

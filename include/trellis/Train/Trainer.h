@@ -64,8 +64,11 @@ struct TrainOptions {
 
 /// Runs the training; progress and the final summary go to `out` (rank 0
 /// only). Convention violations, data mismatches and I/O failures are
-/// errors naming the argument, array or file.
-llvm::Error runTrellisTrain(const TrainOptions &options, llvm::raw_ostream &out);
+/// errors naming the argument, array or file. Returns the exit code: 0, or
+/// 128 + the signal (SIGINT, SIGTERM, SIGHUP) that stopped the run after a
+/// step, its checkpoint written (StopSignals.h).
+llvm::Expected<int> runTrellisTrain(const TrainOptions &options,
+                                    llvm::raw_ostream &out);
 
 } // namespace trellis::train
 

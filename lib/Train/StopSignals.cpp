@@ -1,0 +1,106 @@
+//===- StopSignals.cpp - Ending a training run when asked to --------------===//
+
+#include "trellis/Train/StopSignals.h"
+
+#include "trellis/ExecutionEngine/HostCollectives.h"
+
+#include <csignal>
+#include <cstdint>
+#include <pthread.h>
+
+using namespace trellis;
+using namespace trellis::train;
+
+/// The signals that stop a run, in the order of their precedence (the last
+/// wins when ranks received different ones).
+static const int kStopSignals[] = {SIGHUP, SIGINT, SIGTERM};
+
+static volatile std::sig_atomic_t receivedSignal = 0;
+
+/// Records the first signal and restores the default actions (sigaction is
+/// async-signal-safe): a second signal ends the process at once.
+static void recordStopSignal(int signal) {
+  if (receivedSignal == 0)
+    receivedSignal = signal;
+  struct sigaction action = {};
+  action.sa_handler = SIG_DFL;
+  sigemptyset(&action.sa_mask);
+  for (int s : kStopSignals)
+    sigaction(s, &action, nullptr);
+}
+
+void trellis::train::installStopHandlers() {
+  struct sigaction action = {};
+  action.sa_handler = recordStopSignal;
+  sigemptyset(&action.sa_mask);
+  for (int s : kStopSignals)
+    sigaddset(&action.sa_mask, s);
+  // Interrupted system calls resume: only the loop looks at the signal.
+  action.sa_flags = SA_RESTART;
+  for (int s : kStopSignals)
+    sigaction(s, &action, nullptr);
+  struct sigaction ignore = {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGXFSZ, &ignore, nullptr);
+}
+
+/// The set of the stop signals.
+static sigset_t getStopSignalSet() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : kStopSignals)
+    sigaddset(&set, s);
+  return set;
+}
+
+StopSignalsDeferred::StopSignalsDeferred() {
+  sigset_t set = getStopSignalSet();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+StopSignalsDeferred::~StopSignalsDeferred() {
+  sigset_t set = getStopSignalSet();
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+}
+
+int trellis::train::getReceivedStopSignal() { return receivedSignal; }
+
+int trellis::train::agreeOnStopSignal(int ranks) {
+  int own = getReceivedStopSignal();
+  if (ranks == 1)
+    return own;
+  // One sum tells every rank how many ranks received each signal: a rank
+  // that received the k-th of kStopSignals adds (ranks + 1)^k. Each count
+  // is at most `ranks`, so the digits in base ranks + 1 do not carry, and
+  // the sum, below (ranks + 1)^3, is exact in a double for up to 2^17 ranks.
+  double base = ranks + 1, digit = 1, contribution = 0;
+  for (int s : kStopSignals) {
+    if (own == s)
+      contribution = digit;
+    digit *= base;
+  }
+  double sum = collectives::sumOverRanks(
+      contribution, "whether a rank received a signal to stop (trellis-train)");
+  int agreed = 0;
+  for (int s : kStopSignals) {
+    if (static_cast<int64_t>(sum) % static_cast<int64_t>(base) != 0)
+      agreed = s;
+    sum = static_cast<double>(static_cast<int64_t>(sum) /
+                              static_cast<int64_t>(base));
+  }
+  return agreed;
+}
+
+llvm::StringRef trellis::train::getStopSignalName(int signal) {
+  switch (signal) {
+  case SIGINT:
+    return "SIGINT";
+  case SIGTERM:
+    return "SIGTERM";
+  case SIGHUP:
+    return "SIGHUP";
+  default:
+    return "a signal";
+  }
+}
