@@ -30,6 +30,7 @@ PACKAGES=(
   pybind11-dev python3-dev python3-pytest
   # The 8x8 digits dataset of examples/digits (sklearn/datasets/data/digits.csv.gz).
   python3-sklearn
+  dataset-fashion-mnist  # IDX files of examples/fashion-mnist (/usr/share/datasets/fashion-mnist)
 )
 PACKAGES+=("$@")
 

@@ -23,6 +23,7 @@
 #include "trellis/Train/Checkpoint.h"
 #include "trellis/Train/Convention.h"
 #include "trellis/Train/DataOrder.h"
+#include "trellis/Train/DataSource.h"
 #include "trellis/Train/OutputDirectory.h"
 #include "trellis/Train/Random.h"
 #include "trellis/Train/Report.h"
@@ -320,7 +321,7 @@ llvm::Expected<int> Trainer::run() {
   metricsPath = (options.outputDir + "/metrics.jsonl");
   curvePath = (options.outputDir + "/curve.svg");
 
-  llvm::Expected<NamedArrays> data = readNpz(options.dataPath);
+  llvm::Expected<NamedArrays> data = readDataSource(options.dataPath);
   if (!data)
     return data.takeError();
   trainData = std::move(*data);
@@ -332,7 +333,7 @@ llvm::Expected<int> Trainer::run() {
     return bound.takeError();
   trainSet = *bound;
   if (hasEval) {
-    llvm::Expected<NamedArrays> eval = readNpz(options.evalDataPath);
+    llvm::Expected<NamedArrays> eval = readDataSource(options.evalDataPath);
     if (!eval)
       return eval.takeError();
     evalData = std::move(*eval);
