@@ -484,10 +484,46 @@ PendingReductions &pendingReductions() {
   return pending;
 }
 
+/// Where the time of the started reductions goes, for TRELLIS_COLL_STATS:
+/// the starts (packing excluded: compiled code copies) and the waits, whose
+/// time is the communication the overlap did not hide (exposed).
+struct ReductionTimes {
+  int64_t starts = 0, waits = 0;
+  double startSeconds = 0, waitSeconds = 0;
+};
+
+ReductionTimes &reductionTimes() {
+  static ReductionTimes times;
+  return times;
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+/// With TRELLIS_COLL_STATS set (not to 0), one line per rank at the end of
+/// the program: the starts and waits of coll.psum_start/pmean_start and the
+/// time spent in them.
+void printReductionTimes() {
+  const char *flag = std::getenv("TRELLIS_COLL_STATS");
+  const ReductionTimes &t = reductionTimes();
+  if (!flag || !*flag || std::strcmp(flag, "0") == 0 || t.waits == 0)
+    return;
+  std::fprintf(stderr,
+               "trellis: rank %d: reductions started %lld (%.3f ms), waited "
+               "for %lld (exposed %.3f ms, %.1f us per wait)\n",
+               worldRank(), static_cast<long long>(t.starts),
+               t.startSeconds * 1e3, static_cast<long long>(t.waits),
+               t.waitSeconds * 1e3, t.waitSeconds * 1e6 / t.waits);
+  std::fflush(stderr);
+}
+
 template <typename T>
 int64_t reduceStart(StridedMemRefType<T, 1> *buffer,
                     StridedMemRefType<int64_t, 1> *groups, int64_t groupSize,
                     bool mean, int64_t maxCount, const char *op) {
+  auto started = std::chrono::steady_clock::now();
   int limit = pieceLimit(maxCount, op);
   MPI_Comm comm = groupComm(groups, groupSize, op);
   PendingReduction pending;
@@ -507,11 +543,15 @@ int64_t reduceStart(StridedMemRefType<T, 1> *buffer,
   PendingReductions &all = pendingReductions();
   int64_t id = all.next++;
   all.byId.emplace(id, std::move(pending));
+  ReductionTimes &times = reductionTimes();
+  ++times.starts;
+  times.startSeconds += secondsSince(started);
   return id;
 }
 
 template <typename T>
 void reduceWait(int64_t id, StridedMemRefType<T, 1> *buffer) {
+  auto started = std::chrono::steady_clock::now();
   PendingReductions &all = pendingReductions();
   auto it = all.byId.find(id);
   if (it == all.byId.end())
@@ -528,6 +568,9 @@ void reduceWait(int64_t id, StridedMemRefType<T, 1> *buffer) {
   if (!pending.requests.empty())
     waitAll(static_cast<int>(pending.requests.size()), pending.requests.data(),
             "MPI_Iallreduce");
+  ReductionTimes &times = reductionTimes();
+  ++times.waits;
+  times.waitSeconds += secondsSince(started);
   if (!pending.divisor)
     return;
   T divisor = static_cast<T>(pending.divisor), *y = data(buffer);
@@ -792,6 +835,7 @@ void trellis_coll_finalize() {
   MPI_Finalized(&finalized);
   if (!initializedHere || !initialized || finalized)
     return;
+  printReductionTimes();
   {
     // A rank still about to run a collective meets this one here, and sees
     // what it does (the check) or at least where it waits (the barrier,
