@@ -17,6 +17,8 @@ def write_linear_model(work, lr=0.1, batch=8, d=4, k=3, name="linear.mlir",
     x_t, w_t, b_t = (f"tensor<{batch}x{d}xf32>", f"tensor<{d}x{k}xf32>",
                      f"tensor<{k}xf32>")
     y_t = f"tensor<{batch}x{k}xf32>"
+    # MLIR spells an infinite f32 in hex.
+    lr_text = "0x7F800000" if lr == float("inf") else f"{lr:e}"
     text = f"""
 func.func private @loss(%w: {w_t}, %b: {b_t}, %x: {x_t}, %y: {y_t}) -> tensor<f32> {{
   %p = nn.dense %x, %w, %b : ({x_t}, {w_t}, {b_t}) -> {y_t}
@@ -29,8 +31,8 @@ func.func private @loss(%w: {w_t}, %b: {b_t}, %x: {x_t}, %y: {y_t}) -> tensor<f3
 func.func @train_step(%w: {w_t}, %b: {b_t}, %x: {x_t} {{trellis.batch = "x"}}, %y: {y_t} {{trellis.batch = "y"}}) -> ({w_t}, {b_t}, tensor<f32>) {{
   %l, %gw, %gb = ad.value_and_grad @loss(%w, %b, %x, %y) {{argnums = array<i64: 0, 1>}}
       : ({w_t}, {b_t}, {x_t}, {y_t}) -> (tensor<f32>, {w_t}, {b_t})
-  %lrw = arith.constant dense<{lr:e}> : {w_t}
-  %lrb = arith.constant dense<{lr:e}> : {b_t}
+  %lrw = arith.constant dense<{lr_text}> : {w_t}
+  %lrb = arith.constant dense<{lr_text}> : {b_t}
   %uw = arith.mulf %gw, %lrw : {w_t}
   %ub = arith.mulf %gb, %lrb : {b_t}
   %w2 = arith.subf %w, %uw : {w_t}
