@@ -64,3 +64,16 @@ def test_step_module_follows_the_convention():
     assert "ad.value_and_grad @loss" in text and "nn.dropout" in text
     assert 'trellis.name = "accuracy"' in text
     trellis.verify(text)
+
+
+def test_remat_changes_memory_not_losses(tmp_path):
+    """--remat=every through fit(): the backward pass recomputes segments
+    instead of storing them, and the losses are those of the stored run
+    (1e-6 relative: a recomputation may round differently)."""
+    data = blobs(256, 3)
+    base = make_trainer().fit(data, steps=20, output_dir=str(tmp_path / "store"))
+    remat = make_trainer().fit(data, steps=20, output_dir=str(tmp_path / "every"),
+                               remat="every", remat_every=1)
+    np.testing.assert_allclose(remat.losses, base.losses, rtol=1e-6)
+    with pytest.raises(trellis.Error, match="remat"):
+        make_trainer().fit(data, steps=1, output_dir=str(tmp_path / "bad"), remat="sometimes")

@@ -300,13 +300,16 @@ class Trainer:
 
     def fit(self, data, steps, output_dir, eval_data=None, eval_every=0,
             checkpoint_every=0, resume=False, reduce="mean", seed=0,
-            log_every=0, extra_flags=(), initial_params=None):
+            log_every=0, extra_flags=(), initial_params=None, remat=None,
+            remat_every=None, attention_chunk=None, collective_timeout=None):
         """Runs trellis-train for `steps` steps; returns a Result. `data` and
         `eval_data` map the input names to arrays (examples first); `seed`
         seeds the data order and the initial parameters. `initial_params`
         (a list in param_names order, or {name: array}) starts from those
         weights instead of the initializers: they are written as a step-0
-        checkpoint (optimizer slots and step zero) that the run resumes."""
+        checkpoint (optimizer slots and step zero) that the run resumes.
+        `remat`, `remat_every`, `attention_chunk`, `collective_timeout` and
+        `extra_flags` (any other flags) go to trellis-train."""
         rank = _rank()
         work = os.path.join(output_dir, "inputs", f"rank{rank}")
         os.makedirs(work, exist_ok=True)
@@ -334,6 +337,11 @@ class Trainer:
             cmd.append(f"--log-every={log_every}")
         if resume:
             cmd.append("--resume")
+        for flag, value in (("remat", remat), ("remat-every", remat_every),
+                            ("attention-chunk", attention_chunk),
+                            ("collective-timeout", collective_timeout)):
+            if value is not None:
+                cmd.append(f"--{flag}={value}")
         cmd += list(extra_flags)
         sys.stdout.flush()
         proc = subprocess.run(cmd, stderr=subprocess.PIPE, text=True)
