@@ -22,6 +22,7 @@
 #include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
+using trellis::ad::PeakBytes;
 
 namespace {
 
@@ -34,12 +35,12 @@ public:
   AllocationReplay(ModuleOp module, std::string &whyNot)
       : symbols(module), whyNot(whyNot) {}
 
-  FailureOr<int64_t> run(func::FuncOp fn) {
+  FailureOr<PeakBytes> run(func::FuncOp fn) {
     if (fn.isExternal())
       return fail(fn, "has no body");
     if (failed(runRegion(fn.getBody())))
       return failure();
-    return peak;
+    return PeakBytes{peak, exact};
   }
 
 private:
@@ -115,6 +116,11 @@ private:
     buffers[alloc.getResult()] = sizes.size();
     sizes.push_back(bytes);
     freed.push_back(false);
+    // Small integer buffers hold the deallocation pipeline's pointer lists
+    // and ownership flags: their contents are tracked.
+    contents.emplace_back();
+    if (!isa<FloatType>(element) && elements <= kMaxTrackedElements)
+      contents.back().assign(elements, std::nullopt);
     liveBytes += bytes;
     peak = std::max(peak, liveBytes);
     return success();
@@ -230,9 +236,23 @@ private:
   LogicalResult runIf(scf::IfOp branch) {
     std::optional<int64_t> condition = integer(branch.getCondition());
     if (!condition) {
+      // Deallocations under ownership flags the replay does not evaluate
+      // (the deallocation pipeline's runtime alias checks) are taken as not
+      // happening: the peak is then an upper bound.
+      bool allocates =
+          branch
+              ->walk([](Operation *inner) {
+                return isa<memref::AllocOp, memref::ReallocOp, func::CallOp>(
+                           inner)
+                           ? WalkResult::interrupt()
+                           : WalkResult::advance();
+              })
+              .wasInterrupted();
+      if (allocates)
+        return fail(branch, "allocates under a condition not known before it "
+                            "runs");
       if (touchesBuffers(branch))
-        return fail(branch, "allocates or frees under a condition not known "
-                            "before it runs");
+        exact = false;
       return success();
     }
     Region &taken =
@@ -248,7 +268,74 @@ private:
     return success();
   }
 
+  /// The element `indices` of the tracked buffer of `memref`, or null.
+  std::optional<int64_t> *element(Value memref, ValueRange indices) {
+    auto it = buffers.find(memref);
+    if (it == buffers.end() || indices.size() > 1)
+      return nullptr;
+    std::optional<int64_t> index =
+        indices.empty() ? std::optional<int64_t>(0) : integer(indices[0]);
+    auto &cells = contents[it->second];
+    if (!index || *index < 0 || *index >= int64_t(cells.size()))
+      return nullptr;
+    return &cells[*index];
+  }
+
+  /// The elements of a tracked 1-d buffer (all known), or failure.
+  FailureOr<SmallVector<int64_t>> elements(Value memref) {
+    auto it = buffers.find(memref);
+    if (it == buffers.end())
+      return failure();
+    SmallVector<int64_t> values;
+    for (const std::optional<int64_t> &cell : contents[it->second]) {
+      if (!cell)
+        return failure();
+      values.push_back(*cell);
+    }
+    return values;
+  }
+
+  /// bufferization.dealloc's library function (its lowering's
+  /// `dealloc_helper(deallocPointers, retainPointers, conditions,
+  /// deallocOut, ownershipOut)`): a buffer is freed if its condition holds
+  /// and it is neither retained nor freed earlier in the list; a retained
+  /// buffer is owned if some freed-candidate with a true condition is it.
+  LogicalResult emulateDeallocHelper(func::CallOp call) {
+    if (call.getNumOperands() != 5)
+      return fail(call, "is not the deallocation helper expected");
+    FailureOr<SmallVector<int64_t>> dealloc = elements(call.getOperand(0)),
+                                    retain = elements(call.getOperand(1)),
+                                    conditions = elements(call.getOperand(2));
+    auto out = buffers.find(call.getOperand(3)),
+         owned = buffers.find(call.getOperand(4));
+    if (failed(dealloc) || failed(retain) || failed(conditions) ||
+        out == buffers.end() || owned == buffers.end() ||
+        contents[out->second].size() != dealloc->size() ||
+        contents[owned->second].size() != retain->size())
+      return fail(call, "has arguments the replay does not know");
+    auto &outCells = contents[out->second];
+    auto &ownedCells = contents[owned->second];
+    for (auto &cell : ownedCells)
+      cell = 0;
+    for (auto [i, pointer] : llvm::enumerate(*dealloc)) {
+      bool retained = false;
+      for (auto [r, kept] : llvm::enumerate(*retain))
+        if (kept == pointer) {
+          retained = true;
+          if ((*conditions)[i])
+            ownedCells[r] = 1;
+        }
+      bool earlier = false;
+      for (size_t j = 0; j < i; ++j)
+        earlier |= (*dealloc)[j] == pointer && (*conditions)[j];
+      outCells[i] = (*conditions)[i] && !retained && !earlier;
+    }
+    return success();
+  }
+
   LogicalResult runCall(func::CallOp call) {
+    if (call.getCallee().starts_with("dealloc_helper"))
+      return emulateDeallocHelper(call);
     auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
     // External functions (BLAS, the runtime) do not allocate through the
     // hooks.
@@ -283,6 +370,33 @@ private:
       return runIf(branch);
     if (auto call = dyn_cast<func::CallOp>(op))
       return runCall(call);
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      if (std::optional<int64_t> *cell =
+              element(store.getMemref(), store.getIndices()))
+        *cell = integer(store.getValueToStore());
+      return success();
+    }
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      std::optional<int64_t> *cell =
+          element(load.getMemref(), load.getIndices());
+      if (cell && *cell)
+        integers[load.getResult()] = **cell;
+      else
+        integers.erase(load.getResult());
+      return success();
+    }
+    if (auto pointer = dyn_cast<memref::ExtractAlignedPointerAsIndexOp>(op)) {
+      // Buffers of ours are told apart by allocation; others by value.
+      auto it = buffers.find(pointer.getSource());
+      integers[pointer.getResult()] =
+          it != buffers.end()
+              ? it->second
+              : -1 - int64_t(foreignPointers
+                                 .insert({pointer.getSource(),
+                                          foreignPointers.size()})
+                                 .first->second);
+      return success();
+    }
     if (auto metadata = dyn_cast<memref::ExtractStridedMetadataOp>(op)) {
       forward(metadata.getSource(), metadata.getBaseBuffer());
       return success();
@@ -307,10 +421,14 @@ private:
 
   SymbolTable symbols;
   std::string &whyNot;
-  DenseMap<Value, int64_t> buffers, integers;
+  static constexpr int64_t kMaxTrackedElements = 1 << 12;
+
+  DenseMap<Value, int64_t> buffers, integers, foreignPointers;
+  SmallVector<SmallVector<std::optional<int64_t>, 0>> contents;
   SmallVector<int64_t> sizes;
   SmallVector<bool> freed;
   int64_t liveBytes = 0, peak = 0, iterations = 0, depth = 0;
+  bool exact = true;
 };
 
 /// After convert-bufferization-to-memref, replays the entries and then
@@ -326,17 +444,18 @@ struct ReplayAfterDeallocation : PassInstrumentation {
         pass->getArgument() != "convert-bufferization-to-memref")
       return;
     done = true;
-    int64_t largest = 0;
+    PeakBytes largest;
     for (const std::string &name : entries) {
       auto fn = module.lookupSymbol<func::FuncOp>(name);
       if (!fn) {
         whyNot = "the lowering removed @" + name;
         return;
       }
-      FailureOr<int64_t> bytes = AllocationReplay(module, whyNot).run(fn);
+      FailureOr<PeakBytes> bytes = AllocationReplay(module, whyNot).run(fn);
       if (failed(bytes))
         return;
-      largest = std::max(largest, *bytes);
+      largest.bytes = std::max(largest.bytes, bytes->bytes);
+      largest.exact &= bytes->exact;
     }
     peak = largest;
     module.getBody()->clear();
@@ -345,20 +464,19 @@ struct ReplayAfterDeallocation : PassInstrumentation {
   ArrayRef<std::string> entries;
   std::string &whyNot;
   bool done = false;
-  std::optional<int64_t> peak;
+  std::optional<PeakBytes> peak;
 };
 
 } // namespace
 
-FailureOr<int64_t> trellis::ad::simulatePeakBytes(func::FuncOp fn,
-                                                  std::string &whyNot) {
+FailureOr<PeakBytes> trellis::ad::simulatePeakBytes(func::FuncOp fn,
+                                                    std::string &whyNot) {
   return AllocationReplay(fn->getParentOfType<ModuleOp>(), whyNot).run(fn);
 }
 
-FailureOr<int64_t> trellis::ad::predictPeakBytes(ModuleOp module,
-                                                 ArrayRef<std::string> entries,
-                                                 int64_t attentionChunk,
-                                                 std::string &whyNot) {
+FailureOr<PeakBytes>
+trellis::ad::predictPeakBytes(ModuleOp module, ArrayRef<std::string> entries,
+                              int64_t attentionChunk, std::string &whyNot) {
   MLIRContext *context = module.getContext();
   PassManager pm(context, ModuleOp::getOperationName());
   std::string pipeline = "trellis-lower-to-llvm{attention-chunk=" +

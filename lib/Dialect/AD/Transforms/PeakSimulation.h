@@ -20,24 +20,34 @@
 
 namespace trellis::ad {
 
+/// A predicted peak: exact, or an upper bound where the replay met
+/// deallocations under conditions it does not evaluate.
+struct PeakBytes {
+  int64_t bytes = 0;
+  bool exact = true;
+};
+
 /// The peak of the bytes `fn`, a function on buffers after deallocation,
 /// allocates and has not freed at once while it runs, counted as the
 /// runtime's hooks count them (a memref.alloc's bytes plus its alignment,
 /// which the LLVM lowering adds; allocas and buffers the caller owns do not
 /// count). Handles straight-line code, calls of functions in the module,
-/// scf.for with constant bounds and scf.if with constant conditions; fails
-/// with a reason in `whyNot` on anything else that allocates.
-mlir::FailureOr<int64_t> simulatePeakBytes(mlir::func::FuncOp fn,
-                                           std::string &whyNot);
+/// scf.for with constant bounds and scf.if with constant conditions (an
+/// scf.if under another condition that only frees is taken as not freeing:
+/// an upper bound); fails with a reason in `whyNot` on anything else that
+/// allocates.
+mlir::FailureOr<PeakBytes> simulatePeakBytes(mlir::func::FuncOp fn,
+                                             std::string &whyNot);
 
 /// Lowers a copy of `module` with trellis-lower-to-llvm (the given attention
 /// chunk, the other options at their defaults) up to deallocation and
-/// returns the largest simulatePeakBytes of the functions named `entries`.
+/// returns the largest simulatePeakBytes of the functions named `entries`
+/// (exact if all of them are).
 /// `module` itself is not changed.
-mlir::FailureOr<int64_t> predictPeakBytes(mlir::ModuleOp module,
-                                          llvm::ArrayRef<std::string> entries,
-                                          int64_t attentionChunk,
-                                          std::string &whyNot);
+mlir::FailureOr<PeakBytes> predictPeakBytes(mlir::ModuleOp module,
+                                            llvm::ArrayRef<std::string> entries,
+                                            int64_t attentionChunk,
+                                            std::string &whyNot);
 
 } // namespace trellis::ad
 

@@ -20,6 +20,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <limits>
@@ -448,14 +449,22 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     applySchedule(schedule, layers);
     SmallVector<std::string> names(entries.begin(), entries.end());
     std::string whyNot;
-    FailureOr<int64_t> peak =
+    FailureOr<PeakBytes> peak =
         predictPeakBytes(*copy, names, attentionChunk, whyNot);
     if (failed(peak))
       return fn.emitError("ad-remat: cannot predict the peak tensor memory "
                           "of the lowered code: ")
              << whyNot;
-    predicted[key] = *peak;
-    return *peak;
+    predicted[key] = peak->bytes;
+    if (!peak->exact)
+      upperBounds.insert(key);
+    return peak->bytes;
+  }
+
+  /// "predicted peak" of `schedule`, with "at most" if it is an upper bound.
+  std::string predictedPeak(const Schedule &schedule) const {
+    return upperBounds.contains(describe(schedule)) ? "predicted peak at most "
+                                                    : "predicted peak ";
   }
 
   /// The schedules the budget policy chooses from, whatever the budget:
@@ -511,6 +520,7 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
                                         ArrayRef<StringRef> entries) {
     int64_t n = chain.size();
     predicted.clear();
+    upperBounds.clear();
     SmallVector<int64_t> layerCost;
     int64_t forwardCost = 0;
     for (int64_t i = 0; i < n; ++i) {
@@ -529,8 +539,8 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     if (failed(allStored))
       return failure();
     if (allStored->peak <= budget) {
-      mlir::emitRemark(fn.getLoc(), "ad-remat: predicted peak with every "
-                                    "activation stored (")
+      mlir::emitRemark(fn.getLoc(), "ad-remat: ")
+          << predictedPeak({}) << "with every activation stored ("
           << allStored->peak << " bytes) fits in the budget of "
           << budget.getValue() << " bytes; all stored";
       return Schedule{};
@@ -595,7 +605,7 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     }
     InFlightDiagnostic remark = mlir::emitRemark(fn.getLoc());
     remark << "ad-remat: checkpointing layers " << describe(best->schedule)
-           << " of " << n << "; predicted peak " << best->peak
+           << " of " << n << "; " << predictedPeak(best->schedule) << best->peak
            << " bytes within the budget of " << budget.getValue()
            << " (all stored: " << allStored->peak << "); recomputes "
            << best->layers << " layers, cost " << best->cost << " ("
@@ -612,6 +622,8 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
 
   /// Predicted peaks by schedule, for one function's planning.
   llvm::StringMap<int64_t> predicted;
+  /// The schedules whose prediction is an upper bound (PeakBytes::exact).
+  llvm::StringSet<> upperBounds;
 };
 
 } // namespace
