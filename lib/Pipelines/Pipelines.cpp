@@ -68,11 +68,6 @@ void trellis::buildLowerToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertNNToLinalg(nnToLinalg));
   pm.addPass(createCanonicalizerPass());
 
-  // The gradients' reductions in buckets, each started where the backward
-  // pass has computed its last gradient and waited for before the update.
-  if (options.gradientReduction)
-    pm.addPass(coll::createCollBucketReductions());
-
   // Collectives to mpi ops and runtime calls on buffers of the tensors.
   ConvertCollToMPIOptions collToMPI;
   collToMPI.checkAgreement = options.checkCollectives;
@@ -108,7 +103,7 @@ void trellis::buildLowerToLLVMPipeline(OpPassManager &pm,
   linalgToBlas.sgemmSmall = options.sgemm.small;
   linalgToBlas.sgemmMedium = options.sgemm.medium;
   linalgToBlas.sgemmLarge = options.sgemm.large;
-  linalgToBlas.parallelBatches = options.parallelLoops && !getenv("TRELLIS_NO_PB"); // AB-TEMP
+  linalgToBlas.parallelBatches = options.parallelLoops;
   pm.addPass(createConvertLinalgToBlas(linalgToBlas));
   // One op is one piece of work here: the place to time them.
   if (options.profile)
