@@ -223,7 +223,13 @@ def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "mlir::ModuleOp"> {
       becomes `Trans` (A, B) or a column-major call (C);
     * every size fits a 32-bit BLAS integer and none is zero.
 
-    Batch dimensions become `scf.for` loops around the call. The call keeps
+    Batch dimensions become `scf.for` loops around the call; with
+    `parallel-batches`, a oneDNN GEMM below the large class whose batch has
+    two or more entries gets one `scf.parallel` over the batch instead
+    (`convert-scf-to-openmp` makes it an OpenMP loop; oneDNN called inside
+    a parallel region runs on its calling thread), so that the threads share
+    the batch rather than each small product. CBLAS calls keep the serial
+    loop: OpenBLAS's own thread pool is not nested under OpenMP. The call keeps
     linalg's accumulate semantics (`beta = 1`: the init is added to); when
     the nearest preceding memory-touching op is a `linalg.fill` of zero of
     the same init buffer, the fill is dropped and `beta = 0`. Pointers are
@@ -264,7 +270,10 @@ def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "mlir::ModuleOp"> {
     Option<"sgemmLarge", "sgemm-large", "::trellis::GemmLibrary",
            /*default=*/"::trellis::GemmLibrary::Cblas",
            "Library of the larger f32 GEMMs (default: sgemm)",
-           [{::trellis::gemmLibraryValues()}]>
+           [{::trellis::gemmLibraryValues()}]>,
+    Option<"parallelBatches", "parallel-batches", "bool", /*default=*/"false",
+           "Share the batch of small and medium oneDNN GEMMs among OpenMP "
+           "threads (an scf.parallel around the calls)">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect",

@@ -103,7 +103,7 @@ void trellis::buildLowerToLLVMPipeline(OpPassManager &pm,
   linalgToBlas.sgemmSmall = options.sgemm.small;
   linalgToBlas.sgemmMedium = options.sgemm.medium;
   linalgToBlas.sgemmLarge = options.sgemm.large;
-  linalgToBlas.parallelBatches = options.parallelLoops && !getenv("TRELLIS_NO_PB"); // AB-TEMP
+  linalgToBlas.parallelBatches = options.parallelLoops;
   pm.addPass(createConvertLinalgToBlas(linalgToBlas));
   // One op is one piece of work here: the place to time them.
   if (options.profile)

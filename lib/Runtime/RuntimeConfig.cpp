@@ -182,11 +182,18 @@ trellis::runtime::parseCollectiveTimeout(llvm::StringRef text) {
 /// hundreds of parallel loops and GEMMs of a step do not each wait for a
 /// sleeping thread to wake (the Transformer LM step on 2 threads: 470 ms
 /// sleeping at once, 315-350 ms with 1 ms of spin; docs/performance.md).
+/// OpenBLAS's idle threads likewise (OPENBLAS_THREAD_TIMEOUT, 2^n cycles):
+/// 2^4, not 2^28 (~0.1 s), since its pool only runs the few large GEMMs of a
+/// step, where waking a thread costs nothing beside the product, while a
+/// spinning one took a core from the OpenMP loops that follow (the LM step
+/// on 2 threads at AVX2 with OpenBLAS's large GEMMs: 444 → 413 ms, medians of
+/// 6 alternating runs; docs/performance.md).
 /// The libraries read them when they are loaded: OpenBLAS
 /// OPENBLAS_NUM_THREADS, libomp OMP_NUM_THREADS; both default to every
 /// core.
 static void exportLibraryThreads(const RuntimeConfig &config) {
   setenv("KMP_BLOCKTIME", "1", /*overwrite=*/0);
+  setenv("OPENBLAS_THREAD_TIMEOUT", "4", /*overwrite=*/0);
   if (!config.numThreads)
     return;
   std::string threads = std::to_string(*config.numThreads);

@@ -10,7 +10,8 @@
 //   --reduce (trainer)    -> gradientReduction  -> coll-average-gradients
 //   --sgemm               -> sgemm, measureGemmLibraries -> the JIT's
 //                            measurement (GemmChoice.h), convert-linalg-to-blas
-//   --parallel-loops      -> parallelLoops      -> trellis-parallelize-linalg
+//   --parallel-loops      -> parallelLoops      -> trellis-parallelize-linalg,
+//                            convert-linalg-to-blas{parallel-batches}
 //   --profile             -> profile            -> trellis-profile-ops, the JIT
 //   --opt-level, --target-cpu, --vector-math, --outline-loops,
 //   --compile-threads,
@@ -75,8 +76,9 @@ struct CompileOptions {
   /// host's measured choice.
   GemmChoice sgemm;
   /// Share the leading parallel loops of linalg ops with enough work among
-  /// OpenMP threads (trellis-parallelize-linalg, convert-scf-to-openmp);
-  /// the JIT then loads LLVM's OpenMP runtime.
+  /// OpenMP threads (trellis-parallelize-linalg, convert-scf-to-openmp), and
+  /// the batches of small oneDNN GEMMs (convert-linalg-to-blas's
+  /// parallel-batches); the JIT then loads LLVM's OpenMP runtime.
   bool parallelLoops = true;
   /// Time every library call, linalg op, copy and allocation of the
   /// lowered code (trellis-profile-ops); JitModule::getProfile reports it

@@ -116,7 +116,8 @@ llvm::Expected<double> parseCollectiveTimeout(llvm::StringRef text);
 /// libraries' thread variables, which
 /// they read when they are loaded: OPENBLAS_NUM_THREADS and OMP_NUM_THREADS
 /// become `numThreads` where they are unset, KMP_BLOCKTIME (how long an
-/// idle OpenMP thread spins) defaults to 1 ms.
+/// idle OpenMP thread spins) defaults to 1 ms, OPENBLAS_THREAD_TIMEOUT (an
+/// idle OpenBLAS thread's spin) to 2^4 cycles.
 void configureProcess(const RuntimeConfig &config);
 
 } // namespace trellis::runtime

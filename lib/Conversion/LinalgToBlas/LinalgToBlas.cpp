@@ -251,9 +251,19 @@ StringRef getGemmName(GemmLibrary library, FloatType elementType) {
   return trellis::getRuntimeFunction(function).name;
 }
 
-/// Replaces `op` by the planned call(s).
+/// The number of GEMMs of `plan`'s batch.
+int64_t batchEntries(const GemmPlan &plan) {
+  int64_t entries = 1;
+  for (int64_t size : plan.batchSizes)
+    entries *= size;
+  return entries;
+}
+
+/// Replaces `op` by the planned call(s); their batch loop is an
+/// scf.parallel if `parallelBatch`.
 void emitGemm(OpBuilder &b, linalg::LinalgOp op, const GemmPlan &plan,
-              GemmLibrary library, func::FuncOp callee, bool overwrite) {
+              GemmLibrary library, func::FuncOp callee, bool overwrite,
+              bool parallelBatch) {
   Location loc = op.getLoc();
   SmallVector<Value, 3> operands = {op.getDpsInputs()[0], op.getDpsInputs()[1],
                                     op.getDpsInits()[0]};
@@ -311,14 +321,25 @@ void emitGemm(OpBuilder &b, linalg::LinalgOp op, const GemmPlan &plan,
             i64Const(plan.ldc)};
   }
 
-  // Nested loops over the batch dims; the call in the innermost body.
+  // Loops over the batch dims, the call in the innermost body: one
+  // scf.parallel over all of them if `parallelBatch`, else nested scf.for.
   SmallVector<Value, 2> ivs;
   OpBuilder::InsertionGuard guard(b);
   Value zero = indexConst(0), one = indexConst(1);
-  for (int64_t size : plan.batchSizes) {
-    auto loop = scf::ForOp::create(b, loc, zero, indexConst(size), one);
+  if (parallelBatch && !plan.batchSizes.empty()) {
+    SmallVector<Value, 2> lower(plan.batchSizes.size(), zero),
+        steps(plan.batchSizes.size(), one), upper;
+    for (int64_t size : plan.batchSizes)
+      upper.push_back(indexConst(size));
+    auto loop = scf::ParallelOp::create(b, loc, lower, upper, steps);
     b.setInsertionPoint(loop.getBody()->getTerminator());
-    ivs.push_back(loop.getInductionVar());
+    llvm::append_range(ivs, loop.getInductionVars());
+  } else {
+    for (int64_t size : plan.batchSizes) {
+      auto loop = scf::ForOp::create(b, loc, zero, indexConst(size), one);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      ivs.push_back(loop.getInductionVar());
+    }
   }
   SmallVector<Value, 3> pointers;
   for (unsigned i = 0; i < 3; ++i) {
@@ -384,7 +405,15 @@ struct ConvertLinalgToBlasPass
         return signalPassFailure();
       OpBuilder b(op);
       linalg::FillOp fill = findZeroFillOf(op, op.getDpsInits()[0]);
-      emitGemm(b, op, plan, library, *callee, /*overwrite=*/fill != nullptr);
+      // Batch entries write disjoint parts of C unless a C batch stride is
+      // 0; a large GEMM keeps the library's own threads.
+      bool parallelBatch = parallelBatches && library == GemmLibrary::Dnnl &&
+                           trellis::classifyGemm(plan.m, plan.n, plan.k) !=
+                               trellis::GemmClass::Large &&
+                           batchEntries(plan) >= 2 &&
+                           !llvm::is_contained(plan.batchStrides[2], 0);
+      emitGemm(b, op, plan, library, *callee, /*overwrite=*/fill != nullptr,
+               parallelBatch);
       if (fill)
         fill.erase();
       op.erase();
