@@ -7,12 +7,13 @@ trellis-train runs it on 1 rank (no mpirun) and under `mpirun -np 2`, each
 rank with one thread (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS,
 TRELLIS_NUM_THREADS = 1) and its own batch of --batch sequences, so a
 step of the 2-rank job trains twice the examples: the throughput ratio is
-2 × (1-rank steps/s) / ... i.e. 2 × steps/s(np=2) / steps/s(np=1), target
->= 1.8. Under mpirun the trainer reduces the gradients with
-coll-average-gradients and coll-bucket-reductions (25 MiB buckets, each
-started where the backward pass has computed it, waited for before the
-update); TRELLIS_COLL_STATS=1 makes every rank print the time it spent in
-coll.wait (the reduction's exposed time), reported per step.
+2 × steps/s(np=2) / steps/s(np=1), target >= 1.8. Under mpirun the trainer
+reduces the gradients with coll-average-gradients, and, where its pipeline
+runs coll-bucket-reductions (docs/collectives.md: not yet by default), in
+25 MiB buckets, each started where the backward pass has computed it and
+waited for before the update; TRELLIS_COLL_STATS=1 makes every rank print
+the time it spent in coll.wait (the reduction's exposed time), reported
+per step (0 without buckets: the per-tensor pmeans are not counted).
 
 Runs alternate np=1 and np=2, --rounds times; medians (min-max).
 Run it while holding the build lock exclusively:
