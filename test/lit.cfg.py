@@ -44,6 +44,9 @@ if subprocess.call([python, "-c", "import numpy"],
     config.available_features.add("numpy")
 if shutil.which("mpirun"):
     config.available_features.add("mpi")
+# `fashion-mnist`: Debian's dataset-fashion-mnist (scripts/install-deps.sh).
+if os.path.isdir("/usr/share/datasets/fashion-mnist"):
+    config.available_features.add("fashion-mnist")
 # `netns`: network namespaces with a veth pair can be made (iproute2, root or
 # CAP_NET_ADMIN; test/Integration/MPI/two-hosts.test). The probe makes both
 # ends inside its own namespace, never on the host, and deletes it.
