@@ -73,6 +73,18 @@ def NN_TanhOp : NN_UnaryElementwiseOp<"tanh"> {
   }];
 }
 
+def NN_SigmoidOp : NN_UnaryElementwiseOp<"sigmoid"> {
+  let summary = "logistic sigmoid: 1 / (1 + e^-x)";
+  let description = [{
+    Its derivative is computed from the result: `y·(1 − y)`.
+
+    Example:
+    ```mlir
+    %y = nn.sigmoid %x : tensor<2x3xf32>
+    ```
+  }];
+}
+
 def NN_GeluOp : NN_UnaryElementwiseOp<"gelu"> {
   let summary = "Gaussian error linear unit";
   let description = [{

@@ -119,6 +119,15 @@ Value scalarOf(TanhOp, OpBuilder &b, Location loc, Value x) {
   return math::TanhOp::create(b, loc, x);
 }
 
+Value scalarOf(SigmoidOp, OpBuilder &b, Location loc, Value x) {
+  // 1 / (1 + e^-x): for x very negative e^-x is +inf and the result 0.
+  Type t = x.getType();
+  Value one = floatConst(b, loc, t, 1.0);
+  Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
+  return arith::DivFOp::create(b, loc, one,
+                               arith::AddFOp::create(b, loc, one, e));
+}
+
 Value scalarOf(GeluOp op, OpBuilder &b, Location loc, Value x) {
   Type t = x.getType();
   Value half = floatConst(b, loc, t, 0.5);
@@ -403,6 +412,7 @@ void trellis::populateNNToLinalgPatterns(RewritePatternSet &patterns,
   patterns.add<
       Lowering<DenseOp, lowerDense>, Lowering<ReluOp, lowerUnary<ReluOp>>,
       Lowering<TanhOp, lowerUnary<TanhOp>>,
+      Lowering<SigmoidOp, lowerUnary<SigmoidOp>>,
       Lowering<GeluOp, lowerUnary<GeluOp>>,
       Lowering<SoftmaxOp, lowerSoftmax<SoftmaxOp, false>>,
       Lowering<LogSoftmaxOp, lowerSoftmax<LogSoftmaxOp, true>>,

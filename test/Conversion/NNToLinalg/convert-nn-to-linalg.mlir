@@ -52,6 +52,21 @@ func.func @activations(%x: tensor<3x5xf64>) -> tensor<3x5xf64> {
 
 // -----
 
+// sigmoid: 1 / (1 + e^-x), one linalg.generic.
+// CHECK-LABEL: func.func @sigmoid
+// CHECK: linalg.generic
+// CHECK:   arith.negf
+// CHECK:   math.exp
+// CHECK:   arith.addf
+// CHECK:   arith.divf
+// CHECK-NOT: nn.sigmoid
+func.func @sigmoid(%x: tensor<3x5xf64>) -> tensor<3x5xf64> {
+  %0 = nn.sigmoid %x : tensor<3x5xf64>
+  return %0 : tensor<3x5xf64>
+}
+
+// -----
+
 // softmax subtracts the row maximum (initialised to -inf) before exp.
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 // CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>

@@ -567,3 +567,20 @@ func.func @swap_result_types(%a: tensor<4xf32>, %b: tensor<3xf32>) {
   %0:2 = "nn.reversible_swap"(%a, %b) : (tensor<4xf32>, tensor<3xf32>) -> (tensor<4xf32>, tensor<3xf32>)
   return
 }
+
+// -----
+
+// nn.sigmoid: x and result are float tensors of one static type.
+func.func @integer_sigmoid(%x: tensor<3xi32>) {
+  // expected-error @+1 {{must be statically shaped tensor of 32-bit float or 64-bit float values}}
+  %0 = nn.sigmoid %x : tensor<3xi32>
+  return
+}
+
+// -----
+
+func.func @dynamic_sigmoid(%x: tensor<?xf32>) {
+  // expected-error @+1 {{must be statically shaped tensor of 32-bit float or 64-bit float values}}
+  %0 = nn.sigmoid %x : tensor<?xf32>
+  return
+}

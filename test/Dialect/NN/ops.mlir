@@ -109,3 +109,12 @@ func.func @multi_context(%acc: tensor<4xf64>, %c1: tensor<4x3xf64>, %c2: tensor<
   }
   return %r#0, %r#1, %r#2 : tensor<4xf64>, tensor<4x3xf64>, tensor<3x4xf64>
 }
+
+// CHECK-LABEL: func.func @sigmoid
+// GENERIC-LABEL: sym_name = "sigmoid"
+func.func @sigmoid(%x: tensor<3x5xf64>) -> tensor<3x5xf64> {
+  // CHECK: nn.sigmoid %{{.*}} : tensor<3x5xf64>
+  // GENERIC: "nn.sigmoid"(%{{.*}}) : (tensor<3x5xf64>) -> tensor<3x5xf64>
+  %y = nn.sigmoid %x : tensor<3x5xf64>
+  return %y : tensor<3x5xf64>
+}

@@ -76,6 +76,18 @@ LogicalResult TanhOp::buildReverse(OpBuilder &b, ReverseContext &,
   return success();
 }
 
+LogicalResult SigmoidOp::buildReverse(OpBuilder &b, ReverseContext &,
+                                      ValueRange dres, ValueVec &d) {
+  // dy·y·(1 − y), from the result: no exponential is recomputed.
+  d.assign({buildElementwise(
+      b, getLoc(), {getResult(), dres[0]},
+      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value oneMinusY = subF(nb, l, constantLike(nb, l, a[0], 1), a[0]);
+        return mulF(nb, l, a[1], mulF(nb, l, a[0], oneMinusY));
+      })});
+  return success();
+}
+
 LogicalResult GeluOp::buildReverse(OpBuilder &b, ReverseContext &,
                                    ValueRange dres, ValueVec &d) {
   bool approximate = getApproximate();
