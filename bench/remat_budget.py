@@ -1,0 +1,105 @@
+"""ad-remat's budget policy at 30 %, 50 % and 75 % of the store-all peak.
+
+Usage (holding the build lock, briefly):
+  flock /tmp/trellis-build.lock /usr/bin/python3 bench/remat_budget.py [--build DIR]
+
+Two models: a 16-layer MLP (16 x (dense 128, tanh), batch 256, then the mean)
+and a chain of 4 pre-LN Transformer blocks (sequence 128, width 64, 4 heads,
+attention chunk 32; test/Integration/JIT/remat/transformer.py's model). For
+each fraction, the budget is that fraction of the measured peak_tensor_bytes
+of storing everything; the table gives the schedule's measured peak (or, if
+the budget is below every schedule the pass compares, the smallest feasible
+budget it names and that schedule's measured peak), the predicted peak, and
+the recomputation in forward passes of the chain (the pass's cost model).
+"""
+import argparse
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+spec = importlib.util.spec_from_file_location(
+    "transformer", os.path.join(ROOT, "test/Integration/JIT/remat/transformer.py"))
+transformer = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(transformer)
+
+
+def mlp_text(layers=16, batch=256, width=128):
+    T = f"tensor<{batch}x{width}xf32>"
+    W = f"tensor<{width}x{width}xf32>"
+    B = f"tensor<{width}xf32>"
+    lines, prev, params = [], "%x", []
+    for i in range(layers):
+        params += [(f"%w{i}", W, (width, width)), (f"%b{i}", B, (width,))]
+        lines.append(f"  %d{i} = nn.dense {prev}, %w{i}, %b{i} : ({T}, {W}, {B}) -> {T}")
+        lines.append(f"  %h{i} = nn.tanh %d{i} : {T}")
+        prev = f"%h{i}"
+    args = ", ".join([f"%x: {T}"] + [f"{n}: {t}" for n, t, _ in params])
+    names = ", ".join(["%x"] + [n for n, _, _ in params])
+    types = ", ".join([T] + [t for _, t, _ in params])
+    grads = ", ".join(t for _, t, _ in params)
+    rets = ", ".join(f"%g#{i}" for i in range(len(params)))
+    argnums = ", ".join(str(1 + i) for i in range(len(params)))
+    text = (f"func.func @chain({args}) -> tensor<f32> {{\n" + "\n".join(lines) +
+            f"\n  %l = nn.mean {prev} : ({T}) -> tensor<f32>\n  return %l : tensor<f32>\n}}\n"
+            f"func.func @grads({args}) -> ({grads}) {{\n"
+            f"  %g:{len(params)} = ad.grad @chain({names}) {{argnums = array<i64: {argnums}>}}"
+            f" : ({types}) -> ({grads})\n  return {rets} : {grads}\n}}\n")
+    return text, [("x", (batch, width))] + [(n[1:], s) for n, _, s in params]
+
+
+def run_model(name, text, shapes, chunk, work):
+    os.makedirs(work, exist_ok=True)
+    model = f"{work}/chain.mlir"
+    with open(model, "w") as f:
+        f.write(text)
+    inputs = transformer.write_inputs(work, shapes)
+    stored = transformer.peak(model, inputs, chunk, work)
+    rows = []
+    for fraction in (0.30, 0.50, 0.75):
+        budget = int(fraction * stored)
+        path = f"{work}/chain.{budget}.mlir"
+        message, code = transformer.remat(model, budget, chunk, path)
+        met = budget
+        if code != 0:
+            m = re.search(r"smallest predicted peak of any checkpointing schedule is (\d+) bytes", message)
+            if not m:
+                sys.exit(message)
+            met = int(m[1])
+            message, code = transformer.remat(model, met, chunk, path)
+            if code != 0:
+                sys.exit(message)
+        measured = transformer.peak(path, inputs, chunk, work)
+        predicted = int(re.search(r"predicted peak (?:at most )?(\d+) bytes", message)[1])
+        passes = re.search(r"\(([0-9.]+) forward passes\)", message)
+        rows.append((fraction, budget, met, measured, predicted, passes[1] if passes else "0.00",
+                     re.search(r"checkpointing layers (.*) of \d+;", message)[1]))
+    print(f"\n{name}: store-all peak {stored} bytes")
+    print("| budget | accepted budget | measured peak | predicted | recomputation (forward passes) | schedule |")
+    print("|---|---|---|---|---|---|")
+    for fraction, budget, met, measured, predicted, passes, schedule in rows:
+        accepted = f"{met} ({met / stored:.0%})" if met != budget else "as asked"
+        print(f"| {fraction:.0%} = {budget} | {accepted} | {measured} ({measured / stored:.0%}) | {predicted} |"
+              f" {passes} | `{schedule}` |")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    args = parser.parse_args()
+    os.environ["PATH"] = os.path.join(args.build, "bin") + os.pathsep + os.environ["PATH"]
+    with tempfile.TemporaryDirectory(prefix="trellis_remat.") as work:
+        text, shapes = mlp_text()
+        run_model("16-layer MLP (dense 128 + tanh, batch 256)", text, shapes, 128, f"{work}/mlp")
+        text, shapes = transformer.model_text(4, 128, 64)
+        run_model("4 Transformer blocks (L=128, d=64, 4 heads, chunk 32)", text, shapes, 32, f"{work}/tf")
+
+
+if __name__ == "__main__":
+    main()
