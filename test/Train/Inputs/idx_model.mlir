@@ -1,4 +1,4 @@
-// The model of idx-data.test: @eval reports statistics of the whole IDX
+// The model of ../idx-data.test: @eval reports statistics of the whole IDX
 // dataset (12 examples of 2x3 bytes) that idx_data.py compares with NumPy.
 func.func @train_step(%w: tensor<f32> {trellis.init = "zeros"}, %x: tensor<4x2x3xf32> {trellis.batch = "x"}, %y: tensor<4xi32> {trellis.batch = "y"}) -> (tensor<f32>, tensor<f32>) {
   %l = nn.mean %x : (tensor<4x2x3xf32>) -> tensor<f32>
