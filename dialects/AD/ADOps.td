@@ -129,14 +129,34 @@ def AD_CheckpointOp : AD_Op<"checkpoint", [
     Runs its body on `inputs` (block arguments) and returns what it yields:
     identity semantics. Differentiation does not keep the body's
     intermediate values: the reverse sweep recomputes the body from the
-    inputs and differentiates the recomputation. `policy` names a
-    rematerialisation policy (reserved; the default recomputes everything).
+    inputs and differentiates the recomputation. `policy` (JAX's checkpoint
+    policies) chooses what the forward pass keeps instead:
+    `nothing_saveable` (the default; `remat`, written by `ad-remat`, means
+    the same) keeps nothing, `dots_saveable` keeps the results of the
+    body's matrix products (`nn.dense`, `linalg.matmul`,
+    `linalg.batch_matmul`, `linalg.matvec`, `linalg.vecmat`,
+    `linalg.batch_matvec`, `linalg.dot`), and `save:NAME[,NAME...]` keeps
+    the results of the body's ops carrying `ad.name = "NAME"`. Kept values
+    are read by the recomputation instead of being recomputed.
 
     Example:
     ```mlir
     %y = ad.checkpoint %x : tensor<8x16xf32> -> tensor<8x16xf32> {
     ^bb0(%a: tensor<8x16xf32>):
       %t = nn.tanh %a : tensor<8x16xf32>
+      ad.yield %t : tensor<8x16xf32>
+    }
+    ```
+
+    Keeping a named product:
+    ```mlir
+    %y = ad.checkpoint %x {policy = "save:proj"}
+        : tensor<8x16xf32> -> tensor<8x16xf32> {
+    ^bb0(%a: tensor<8x16xf32>):
+      %p = linalg.matmul {ad.name = "proj"}
+          ins(%a, %w : tensor<8x16xf32>, tensor<16x16xf32>)
+          outs(%z : tensor<8x16xf32>) -> tensor<8x16xf32>
+      %t = nn.tanh %p : tensor<8x16xf32>
       ad.yield %t : tensor<8x16xf32>
     }
     ```

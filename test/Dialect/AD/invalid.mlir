@@ -200,6 +200,44 @@ func.func @checkpoint_yield(%x: tensor<3xf32>) {
 
 // -----
 
+// ad.checkpoint-C4
+func.func @checkpoint_policy(%x: tensor<3xf32>) {
+  // expected-error @+1 {{expects policy 'nothing_saveable', 'dots_saveable' or 'save:NAME[,NAME...]', got 'everything'}}
+  %c = ad.checkpoint %x {policy = "everything"} : tensor<3xf32> -> tensor<3xf32> {
+  ^bb0(%a: tensor<3xf32>):
+    ad.yield %a : tensor<3xf32>
+  }
+  return
+}
+
+// -----
+
+// ad.checkpoint-C4
+func.func @checkpoint_policy_empty_name(%x: tensor<3xf32>) {
+  // expected-error @+1 {{expects policy 'nothing_saveable', 'dots_saveable' or 'save:NAME[,NAME...]', got 'save:a,'}}
+  %c = ad.checkpoint %x {policy = "save:a,"} : tensor<3xf32> -> tensor<3xf32> {
+  ^bb0(%a: tensor<3xf32>):
+    %t = math.tanh %a {ad.name = "a"} : tensor<3xf32>
+    ad.yield %t : tensor<3xf32>
+  }
+  return
+}
+
+// -----
+
+// ad.checkpoint-C5
+func.func @checkpoint_policy_unknown_name(%x: tensor<3xf32>) {
+  // expected-error @+1 {{policy saves 'b', but no op of the body has ad.name = "b"}}
+  %c = ad.checkpoint %x {policy = "save:a,b"} : tensor<3xf32> -> tensor<3xf32> {
+  ^bb0(%a: tensor<3xf32>):
+    %t = math.tanh %a {ad.name = "a"} : tensor<3xf32>
+    ad.yield %t : tensor<3xf32>
+  }
+  return
+}
+
+// -----
+
 // ad.yield-C2
 func.func @yield_outside(%x: tensor<3xf32>) {
   // expected-error @+1 {{expects parent op 'ad.checkpoint'}}

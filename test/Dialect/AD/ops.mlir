@@ -26,11 +26,11 @@ func.func @uses(%w: tensor<4x3xf32>, %x: tensor<8x4xf32>, %dl: tensor<f32>, %dh:
   %v:3 = ad.value_and_grad @loss(%w, %x) {argnums = array<i64: 0>, has_aux = true} : (tensor<4x3xf32>, tensor<8x4xf32>) -> (tensor<f32>, tensor<8x3xf32>, tensor<4x3xf32>)
   // CHECK: ad.vjp @loss(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (tensor<4x3xf32>, tensor<8x4xf32>, tensor<f32>, tensor<8x3xf32>) -> (tensor<f32>, tensor<8x3xf32>, tensor<4x3xf32>, tensor<8x4xf32>)
   %j:4 = ad.vjp @loss(%w, %x, %dl, %dh) : (tensor<4x3xf32>, tensor<8x4xf32>, tensor<f32>, tensor<8x3xf32>) -> (tensor<f32>, tensor<8x3xf32>, tensor<4x3xf32>, tensor<8x4xf32>)
-  // CHECK: ad.checkpoint %{{.*}} {policy = "everything"} : tensor<8x4xf32> -> tensor<8x4xf32> {
+  // CHECK: ad.checkpoint %{{.*}} {policy = "dots_saveable"} : tensor<8x4xf32> -> tensor<8x4xf32> {
   // CHECK: ^bb0(%[[A:.*]]: tensor<8x4xf32>):
   // CHECK:   %[[T:.*]] = nn.tanh %[[A]]
   // CHECK:   ad.yield %[[T]] : tensor<8x4xf32>
-  %c = ad.checkpoint %x {policy = "everything"} : tensor<8x4xf32> -> tensor<8x4xf32> {
+  %c = ad.checkpoint %x {policy = "dots_saveable"} : tensor<8x4xf32> -> tensor<8x4xf32> {
   ^bb0(%a: tensor<8x4xf32>):
     %t = nn.tanh %a : tensor<8x4xf32>
     ad.yield %t : tensor<8x4xf32>

@@ -155,6 +155,49 @@ LogicalResult VJPOp::verifySymbolUses(SymbolTableCollection &symbols) {
   return verifyResultTypes(*this, expected); // (ad.vjp-C7)
 }
 
+namespace {
+/// What an ad.checkpoint's `policy` keeps from the forward pass.
+struct CheckpointPolicy {
+  enum Kind { Nothing, Dots, Names } kind = Nothing;
+  /// The `ad.name`s of the ops whose results are kept (Names).
+  SmallVector<StringRef> names;
+};
+} // namespace
+
+/// The attribute naming an op for `save:` policies.
+static constexpr StringLiteral kNameAttr = "ad.name";
+
+/// Parses a policy string; fails on anything else.
+static FailureOr<CheckpointPolicy> parsePolicy(StringRef text) {
+  CheckpointPolicy policy;
+  // `remat` is what ad-remat writes on the checkpoints it makes.
+  if (text == "nothing_saveable" || text == "remat")
+    return policy;
+  if (text == "dots_saveable") {
+    policy.kind = CheckpointPolicy::Dots;
+    return policy;
+  }
+  if (!text.consume_front("save:"))
+    return failure();
+  policy.kind = CheckpointPolicy::Names;
+  SmallVector<StringRef> names;
+  text.split(names, ',');
+  for (StringRef name : names) {
+    if (name.empty())
+      return failure();
+    policy.names.push_back(name);
+  }
+  return policy;
+}
+
+/// The matrix products `dots_saveable` keeps (JAX's "dots": contractions).
+static bool isDot(Operation *op) {
+  return llvm::is_contained({"nn.dense", "linalg.matmul", "linalg.batch_matmul",
+                             "linalg.matvec", "linalg.vecmat",
+                             "linalg.batch_matvec", "linalg.dot"},
+                            op->getName().getStringRef());
+}
+
 LogicalResult CheckpointOp::verifyRegions() {
   Block &body = getBody().front();
   if (body.getArgumentTypes() != getInputs().getTypes()) // (ad.checkpoint-C2)
@@ -162,16 +205,85 @@ LogicalResult CheckpointOp::verifyRegions() {
   auto yield = cast<YieldOp>(body.getTerminator());
   if (yield.getValues().getTypes() != getResultTypes()) // (ad.checkpoint-C3)
     return emitOpError("expects the body to yield the types of the results");
+  if (std::optional<StringRef> text = getPolicy()) {
+    FailureOr<CheckpointPolicy> policy = parsePolicy(*text);
+    if (failed(policy)) // (ad.checkpoint-C4)
+      return emitOpError("expects policy 'nothing_saveable', "
+                         "'dots_saveable' or 'save:NAME[,NAME...]', got '")
+             << *text << "'";
+    for (StringRef name : policy->names) // (ad.checkpoint-C5)
+      if (llvm::none_of(body.without_terminator(), [&](Operation &op) {
+            auto attr = op.getAttrOfType<StringAttr>(kNameAttr);
+            return attr && attr.getValue() == name;
+          }))
+        return emitOpError("policy saves '")
+               << name << "', but no op of the body has " << kNameAttr
+               << " = \"" << name << "\"";
+  }
   return success();
 }
 
+/// The ops of `body` whose results `policy` keeps.
+static SmallVector<Operation *> savedOps(Block &body,
+                                         const CheckpointPolicy &policy) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator()) {
+    auto name = op.getAttrOfType<StringAttr>(kNameAttr);
+    bool keep = policy.kind == CheckpointPolicy::Dots
+                    ? isDot(&op)
+                    : policy.kind == CheckpointPolicy::Names && name &&
+                          llvm::is_contained(policy.names, name.getValue());
+    if (keep && op.getNumResults() > 0)
+      ops.push_back(&op);
+  }
+  return ops;
+}
 
 LogicalResult CheckpointOp::buildReverse(OpBuilder &b, ReverseContext &ctx,
                                          ValueRange resultCotangents,
                                          SmallVectorImpl<Value> &cotangents) {
-  // Recompute the body from the inputs and differentiate the recomputation.
-  FailureOr<SmallVector<Value>> inputs = ctx.recomputeAndReverse(
-      b, getBody().front(), getInputs(), resultCotangents);
+  CheckpointPolicy policy;
+  if (std::optional<StringRef> text = getPolicy())
+    policy = *parsePolicy(*text); // verified
+  SmallVector<Operation *> saved = savedOps(getBody().front(), policy);
+  if (saved.empty()) {
+    // Recompute the body from the inputs and differentiate the
+    // recomputation.
+    FailureOr<SmallVector<Value>> inputs = ctx.recomputeAndReverse(
+        b, getBody().front(), getInputs(), resultCotangents);
+    if (failed(inputs))
+      return failure();
+    cotangents.assign(inputs->begin(), inputs->end());
+    return success();
+  }
+
+  // The forward checkpoint is rebuilt to yield what the policy keeps as
+  // well (this one becomes dead); the recomputation reads the kept values
+  // instead of recomputing them.
+  OpBuilder fb(*this);
+  SmallVector<Type> types(getResultTypes());
+  for (Operation *op : saved)
+    llvm::append_range(types, op->getResultTypes());
+  auto stored =
+      CheckpointOp::create(fb, getLoc(), types, getInputs(), getPolicyAttr());
+  IRMapping mapping;
+  getBody().cloneInto(&stored.getBody(), mapping);
+  auto yield = cast<YieldOp>(stored.getBody().front().getTerminator());
+  SmallVector<Value> yields(yield.getValues());
+  for (Operation *op : saved)
+    for (Value v : op->getResults())
+      yields.push_back(mapping.lookup(v));
+  yield.getValuesMutable().assign(yields);
+  replaceAllUsesWith(stored.getResults().take_front(getNumResults()));
+
+  IRMapping keep;
+  unsigned next = getNumResults();
+  for (Operation *op : saved)
+    for (Value v : op->getResults())
+      keep.map(v, stored.getResult(next++));
+  FailureOr<SmallVector<Value>> inputs =
+      ctx.recomputeAndReverse(b, getBody().front(), getInputs(),
+                              resultCotangents, nullptr, nullptr, &keep);
   if (failed(inputs))
     return failure();
   cotangents.assign(inputs->begin(), inputs->end());

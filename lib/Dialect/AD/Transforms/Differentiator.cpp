@@ -104,7 +104,8 @@ LogicalResult ReverseSweep::reverse(OpBuilder &b, ArrayRef<Operation *> ops) {
 
 FailureOr<SmallVector<Value>> ReverseSweep::recomputeAndReverse(
     OpBuilder &b, Block &body, ValueRange args, ValueRange yieldCotangents,
-    SmallVectorImpl<Value> *yielded, const IRMapping *captures) {
+    SmallVectorImpl<Value> *yielded, const IRMapping *captures,
+    const IRMapping *saved) {
   // The recomputation starts from barriers: fresh values whose cotangents
   // are this body's contribution alone, and which keep CSE from merging the
   // recomputation into the forward computation.
@@ -136,9 +137,27 @@ FailureOr<SmallVector<Value>> ReverseSweep::recomputeAndReverse(
     mapping.map(v, barrier);
     capturedBarriers.emplace_back(v, barrier);
   }
+  // A saved op is cloned too (its rule needs an op), but what follows reads
+  // the stored value, so the clone is dead once its rule has run and the
+  // cleanup erases it.
   SmallVector<Operation *> clones;
-  for (Operation &op : body.without_terminator())
-    clones.push_back(b.clone(op, mapping));
+  DenseMap<Operation *, SmallVector<std::pair<Value, Value>>> storedResults;
+  for (Operation &op : body.without_terminator()) {
+    Operation *clone = b.clone(op, mapping);
+    clones.push_back(clone);
+    if (!saved)
+      continue;
+    for (auto [original, recomputed] :
+         llvm::zip(op.getResults(), clone->getResults()))
+      if (Value stored = saved->lookupOrNull(original)) {
+        // Through a barrier, as the arguments: the ops recomputed from a
+        // stored value must not merge with their forward twins.
+        Value read =
+            BarrierOp::create(b, stored.getLoc(), stored.getType(), stored);
+        mapping.map(original, read);
+        storedResults[clone].emplace_back(recomputed, read);
+      }
+  }
 
   Operation *terminator = body.getTerminator();
   for (auto [value, cotangent] :
@@ -148,8 +167,31 @@ FailureOr<SmallVector<Value>> ReverseSweep::recomputeAndReverse(
       yielded->push_back(recomputed);
     seed(b, recomputed, cotangent);
   }
-  if (failed(reverse(b, clones)))
-    return failure();
+  if (storedResults.empty()) {
+    if (failed(reverse(b, clones)))
+      return failure();
+  } else {
+    // One op at a time, so that a stored value's cotangent moves to the
+    // result of the clone whose rule differentiates it.
+    OpBuilder *savedBuilder = builder;
+    builder = &b;
+    for (Operation *clone : llvm::reverse(clones)) {
+      for (auto [recomputed, stored] : storedResults.lookup(clone))
+        if (Value cotangent = cotangents.lookup(stored)) {
+          cotangents.erase(stored);
+          accumulate(recomputed, cotangent);
+        }
+      if (failed(reverse(b, clone))) {
+        builder = savedBuilder;
+        return failure();
+      }
+      // A rule that reads its op's result (tanh's 1 − y²) reads the stored
+      // value, so nothing of the clone stays live.
+      for (auto [recomputed, stored] : storedResults.lookup(clone))
+        recomputed.replaceAllUsesWith(stored);
+    }
+    builder = savedBuilder;
+  }
   for (auto [value, barrier] : capturedBarriers)
     seed(b, value, lookup(barrier));
   return llvm::map_to_vector(barriers, [&](Value v) { return lookup(v); });

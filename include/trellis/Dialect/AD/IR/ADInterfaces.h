@@ -69,12 +69,15 @@ public:
   /// values the body captures are accumulated. `yielded` receives the
   /// recomputed yielded values. `captures` replaces values the body captures
   /// from above (e.g. by their recomputation in a reverse loop); their
-  /// cotangents then accumulate on the replacements.
+  /// cotangents then accumulate on the replacements. `saved` maps results of
+  /// ops of `body` to stored values (a checkpoint policy's): the rest of the
+  /// recomputation reads those instead, and the ops' rules still run.
   virtual llvm::FailureOr<llvm::SmallVector<mlir::Value>>
   recomputeAndReverse(mlir::OpBuilder &builder, mlir::Block &body,
                       mlir::ValueRange args, mlir::ValueRange yieldCotangents,
                       llvm::SmallVectorImpl<mlir::Value> *yielded = nullptr,
-                      const mlir::IRMapping *captures = nullptr) = 0;
+                      const mlir::IRMapping *captures = nullptr,
+                      const mlir::IRMapping *saved = nullptr) = 0;
 };
 
 } // namespace trellis::ad

@@ -32,7 +32,8 @@ public:
   recomputeAndReverse(mlir::OpBuilder &builder, mlir::Block &body,
                       mlir::ValueRange args, mlir::ValueRange yieldCotangents,
                       llvm::SmallVectorImpl<mlir::Value> *yielded = nullptr,
-                      const mlir::IRMapping *captures = nullptr) override;
+                      const mlir::IRMapping *captures = nullptr,
+                      const mlir::IRMapping *saved = nullptr) override;
 
   mlir::Value lookup(mlir::Value value) const override {
     return cotangents.lookup(value);
