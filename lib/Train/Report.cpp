@@ -9,10 +9,14 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <unistd.h>
 
 using namespace trellis;
 using namespace trellis::train;
@@ -82,16 +86,65 @@ trellis::train::writeCurveSvg(llvm::StringRef path,
   return llvm::Error::success();
 }
 
-llvm::Error TrainingReport::openMetrics(llvm::StringRef path, bool append) {
+llvm::Error TrainingReport::openMetrics(llvm::StringRef path,
+                                        int64_t resumeStep,
+                                        llvm::StringRef metricName) {
   metricsPath = path.str();
   if (!leader)
     return llvm::Error::success();
   // Never through a symbolic link planted at the path (O_NOFOLLOW).
-  llvm::Expected<int> fd = runtime::openNoFollow(path, append);
+  llvm::Expected<int> fd = runtime::openNoFollow(path, resumeStep >= 0);
   if (!fd)
     return fail(llvm::toString(fd.takeError()));
+  if (resumeStep >= 0) {
+    // Not a link (openNoFollow checked): read it back.
+    ::close(*fd);
+    llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> old =
+        runtime::readRegularFile(path, /*isText=*/true);
+    if (!old)
+      return fail("cannot read '" + path +
+                  "': " + llvm::toString(old.takeError()));
+    std::string kept;
+    llvm::SmallVector<llvm::StringRef> lines;
+    (*old)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
+    for (llvm::StringRef line : lines) {
+      llvm::Expected<llvm::json::Value> value = llvm::json::parse(line);
+      if (!value) {
+        llvm::consumeError(value.takeError());
+        continue;
+      }
+      const llvm::json::Object *object = value->getAsObject();
+      std::optional<int64_t> step =
+          object ? object->getInteger("step") : std::nullopt;
+      if (!step || *step > resumeStep)
+        continue;
+      kept += line.str() + "\n";
+      if (const llvm::json::Value *loss = object->get("loss"))
+        losses.push_back({*step, loss->getAsNumber().value_or(NAN)});
+      if (const llvm::json::Object *eval = object->getObject("eval"))
+        if (const llvm::json::Value *m = eval->get(metricName))
+          metricCurve.push_back({*step, m->getAsNumber().value_or(NAN)});
+    }
+    // Rewritten atomically: a kill now leaves the old lines.
+    if (llvm::Error err = runtime::writeFile(path, kept))
+      return fail("cannot write '" + path +
+                  "': " + llvm::toString(std::move(err)));
+    fd = runtime::openNoFollow(path, /*append=*/true);
+    if (!fd)
+      return fail(llvm::toString(fd.takeError()));
+  }
   metrics = std::make_unique<llvm::raw_fd_ostream>(*fd, /*shouldClose=*/true);
   return llvm::Error::success();
+}
+
+llvm::Error TrainingReport::flushMetrics() {
+  metrics->flush();
+  if (!metrics->has_error())
+    return llvm::Error::success();
+  std::error_code ec = metrics->error();
+  // Reported here, not as LLVM's fatal "IO failure" when it is destroyed.
+  metrics->clear_error();
+  return fail("cannot write '" + metricsPath + "': " + ec.message());
 }
 
 void TrainingReport::reportCompile(double totalMs,
@@ -120,22 +173,25 @@ static std::string formatJsonNumber(double value, int digits) {
   return text;
 }
 
-void TrainingReport::reportLoss(int64_t step, double loss) {
+llvm::Error TrainingReport::reportLoss(int64_t step, double loss) {
   losses.push_back({step, loss});
   if (leader) {
     *metrics << "{\"step\": " << step
              << ", \"loss\": " << formatJsonNumber(loss, 8) << "}\n";
-    metrics->flush();
+    if (llvm::Error err = flushMetrics())
+      return err;
   }
   printProgress(step, loss);
+  return llvm::Error::success();
 }
 
-void TrainingReport::reportEval(int64_t step, llvm::ArrayRef<std::string> names,
-                                llvm::ArrayRef<double> values) {
+llvm::Error TrainingReport::reportEval(int64_t step,
+                                       llvm::ArrayRef<std::string> names,
+                                       llvm::ArrayRef<double> values) {
   if (!values.empty())
     metricCurve.push_back({step, values[0]});
   if (!leader)
-    return;
+    return llvm::Error::success();
   *metrics << "{\"step\": " << step << ", \"eval\": {";
   out << "eval at step " << step << ":";
   for (auto [i, v] : llvm::enumerate(values)) {
@@ -144,8 +200,8 @@ void TrainingReport::reportEval(int64_t step, llvm::ArrayRef<std::string> names,
     out << " " << names[i] << " " << llvm::format("%.4f", v);
   }
   *metrics << "}}\n";
-  metrics->flush();
   out << "\n";
+  return flushMetrics();
 }
 
 void TrainingReport::printProgress(int64_t step, double loss) {

@@ -303,6 +303,13 @@ llvm::Expected<int> Trainer::run() {
   installStopHandlers();
   if (options.steps < 0)
     return fail("--steps must not be negative");
+  for (auto [flag, value] : {std::pair{"checkpoint-every",
+                                       options.checkpointEvery},
+                             {"eval-every", options.evalEvery},
+                             {"log-every", options.logEvery}})
+    if (value < 0)
+      return fail("--" + Twine(flag) + " must not be negative, got " +
+                  Twine(value));
   if (options.outputDir.empty())
     return fail("--output-dir is required (checkpoint, metrics, curve)");
   if (std::error_code ec = llvm::sys::fs::create_directories(options.outputDir))
@@ -355,7 +362,7 @@ llvm::Expected<int> Trainer::run() {
                 " ranks x " + Twine(trainStep.batchSize) + ")");
 
   TrainingReport report(out, leader, ranks, options.steps, options.logEvery);
-  if (llvm::Error err = report.openMetrics(metricsPath, options.resume))
+  if (llvm::Error err = report.openMetrics(metricsPath, savedStep, metricName))
     return std::move(err);
   if (leader)
     out << "training @train_step of " << options.modulePath << ": "
@@ -381,8 +388,7 @@ llvm::Expected<int> Trainer::run() {
     llvm::Expected<std::vector<double>> values = evaluate();
     if (!values)
       return values.takeError();
-    report.reportEval(step, evalStep.resultNames, *values);
-    return llvm::Error::success();
+    return report.reportEval(step, evalStep.resultNames, *values);
   };
 
   double loss = 0;
@@ -414,7 +420,8 @@ llvm::Expected<int> Trainer::run() {
       return std::move(err);
     // Every step, so that all ranks stop after the same one.
     stopSignal = agreeOnStopSignal(ranks);
-    report.reportLoss(step + 1, loss);
+    if (llvm::Error err = report.reportLoss(step + 1, loss))
+      return std::move(err);
     lastStep = step + 1;
     if (stopSignal)
       break;

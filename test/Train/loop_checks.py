@@ -93,3 +93,28 @@ first.wait(timeout=60)
 print(f"lock: exit {r.returncode} in {'under 5 s' if seconds < 5 else f'{seconds:.1f} s'}"
       f", holder pid {first.pid} named: {f'process {first.pid})' in r.stderr}, "
       f"first run exit {first.returncode}, {last_line(r)}")
+
+# Negative intervals are one line each.
+for flag in ("checkpoint-every", "eval-every", "log-every"):
+    r = train(model, os.path.join(work, "negative"), "--steps=3",
+              f"--{flag}=-1")
+    print(f"--{flag}=-1: exit {r.returncode}, {last_line(r)}")
+
+# By default a checkpoint every 500 steps: SIGKILL after step 600 leaves
+# the checkpoint of step 500 (without a default, none).
+out = os.path.join(work, "default")
+proc = subprocess.Popen(["trellis-train", model, f"--data={data}",
+                         f"--output-dir={out}", "--steps=1000000000"],
+                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+metrics = os.path.join(out, "metrics.jsonl")
+deadline = time.monotonic() + 120
+while proc.poll() is None and time.monotonic() < deadline and not (
+        os.path.exists(metrics) and os.path.getsize(metrics) > 40 * 600):
+    time.sleep(0.01)
+proc.kill()
+proc.wait()
+import numpy as np  # noqa: E402
+with np.load(os.path.join(out, "checkpoint.npz")) as z:
+    step = int(z["step"])
+print(f"default checkpoint-every: checkpoint of a multiple of 500 steps: "
+      f"{step > 0 and step % 500 == 0}")

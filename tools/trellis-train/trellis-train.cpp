@@ -25,10 +25,11 @@ int main(int argc, char **argv) {
   cl::opt<std::string> module(cl::Positional, cl::Required,
                               cl::desc("<model .mlir>"), cl::cat(category));
   cl::opt<std::string> data("data", cl::Required,
-                            cl::desc("Training data (.npz)"),
+                            cl::desc("Training data (.npz, or IDX files as "
+                                     "idx:IMAGES,LABELS)"),
                             cl::value_desc("file.npz"), cl::cat(category));
   cl::opt<std::string> evalData("eval-data",
-                                cl::desc("Held-out data for @eval (.npz)"),
+                                cl::desc("Held-out data for @eval (as --data)"),
                                 cl::value_desc("file.npz"), cl::cat(category));
   cl::opt<int64_t> steps("steps", cl::desc("Training steps (default 100)"),
                          cl::init(100), cl::cat(category));
@@ -45,8 +46,10 @@ int main(int argc, char **argv) {
       cl::desc("Directory of checkpoint.npz, metrics.jsonl and curve.svg"),
       cl::value_desc("dir"), cl::cat(category));
   cl::opt<int64_t> checkpointEvery(
-      "checkpoint-every", cl::desc("Checkpoint every N steps (and at the end)"),
-      cl::init(0), cl::cat(category));
+      "checkpoint-every",
+      cl::desc("Checkpoint every N steps (default 500; 0: only at the end) "
+               "and at the end"),
+      cl::init(trellis::train::kDefaultCheckpointEvery), cl::cat(category));
   cl::opt<bool> resume("resume",
                        cl::desc("Continue from DIR/checkpoint.npz if it exists"),
                        cl::cat(category));

@@ -45,8 +45,13 @@ public:
       : out(out), leader(leader), ranks(ranks), steps(steps),
         logEvery(logEvery) {}
 
-  /// Opens metrics.jsonl at `path`, appended to when resuming.
-  llvm::Error openMetrics(llvm::StringRef path, bool append);
+  /// Opens metrics.jsonl at `path`. A run resuming at `resumeStep` (-1: a
+  /// new run) keeps the lines of the steps up to it, and reads them back
+  /// so that the curve shows the whole run (the first eval metric is named
+  /// `metricName`); lines of later steps, written by a run killed after its
+  /// last checkpoint, and torn lines are dropped.
+  llvm::Error openMetrics(llvm::StringRef path, int64_t resumeStep,
+                          llvm::StringRef metricName);
 
   /// Prints how long the compile took, `totalMs` in all, and where the time
   /// went (`stats`: MLIR, LLVM, the compile cache), as trellis-run --stats'
@@ -57,13 +62,14 @@ public:
   void startTiming(int64_t startStep);
 
   /// Records the loss after `step` steps: one metrics line, a point of the
-  /// curve and the progress.
-  void reportLoss(int64_t step, double loss);
+  /// curve and the progress. An error names metrics.jsonl if it cannot be
+  /// written.
+  llvm::Error reportLoss(int64_t step, double loss);
 
   /// Records the eval metrics `values` (named `names`) after `step` steps:
   /// one metrics line, one printed line, the first metric on the curve.
-  void reportEval(int64_t step, llvm::ArrayRef<std::string> names,
-                  llvm::ArrayRef<double> values);
+  llvm::Error reportEval(int64_t step, llvm::ArrayRef<std::string> names,
+                         llvm::ArrayRef<double> values);
 
   /// Prints that a signal (named `signalName`) stopped the run after
   /// `step` steps, ending the progress bar first.
@@ -76,6 +82,8 @@ public:
 
 private:
   void printProgress(int64_t step, double loss);
+  /// Flushes metrics.jsonl; an error names it and the reason.
+  llvm::Error flushMetrics();
 
   llvm::raw_ostream &out;
   bool leader;

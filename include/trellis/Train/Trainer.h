@@ -33,6 +33,11 @@ class raw_ostream;
 
 namespace trellis::train {
 
+/// The default of --checkpoint-every: a kill loses at most 500 steps (the
+/// default of Hugging Face's Trainer, save_steps), and a checkpoint costs
+/// one write of the parameters per 500 steps.
+inline constexpr int64_t kDefaultCheckpointEvery = 500;
+
 struct TrainOptions {
   std::string modulePath;
   /// Training data: a .npz archive whose arrays the batch arguments name.
@@ -46,7 +51,7 @@ struct TrainOptions {
   /// Where checkpoint.npz, metrics.jsonl and curve.svg go (created).
   std::string outputDir;
   /// Write a checkpoint every this many steps (0: only at the end).
-  int64_t checkpointEvery = 0;
+  int64_t checkpointEvery = kDefaultCheckpointEvery;
   /// Continue from outputDir/checkpoint.npz.
   bool resume = false;
   /// Evaluate every this many steps (0: only at the end).
