@@ -343,23 +343,28 @@ def thread_rows(name, ms, anchor, target):
 
 def gemm_choice_description():
     """The f32 GEMM libraries Trellis measured on this host and chose per
-    size class (lib/Runtime/GemmChoice.cpp): the newest choice file of the
-    tuning directory the runs used, or a note that there is none."""
+    size class (lib/Runtime/GemmChoice.cpp): every choice file of the tuning
+    directory the runs used (one per setting of the libraries' kernel
+    variables, e.g. one for --isa avx2 and one without), or a note that
+    there is none."""
     tuning = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
                           "trellis")
     files = sorted(glob.glob(os.path.join(tuning, "gemm-choice-*.json")), key=os.path.getmtime)
     if not files:
         return f"no measured choice in {tuning}"
-    with open(files[-1]) as f:
-        kept = json.load(f)
-    rates = "; ".join(
-        f"{name} " + "/".join(f"{kept['gflops_one_thread'][lib][c]:.0f}"
-                              for c in ("small", "medium", "large"))
-        for lib, name in (("dnnl", "oneDNN"), ("cblas", "OpenBLAS")))
-    sick = ", ".join(kept["sick"]) or "none"
-    choice = ", ".join(f"{c} {kept['choice'][c]}" for c in ("small", "medium", "large"))
-    return (f"1-thread GFLOP/s small/medium/large: {rates}; sick: {sick}; "
-            f"chosen: {choice} ({files[-1]})")
+    lines = []
+    for path in files:
+        with open(path) as f:
+            kept = json.load(f)
+        rates = "; ".join(
+            f"{name} " + "/".join(f"{kept['gflops_one_thread'][lib][c]:.0f}"
+                                  for c in ("small", "medium", "large"))
+            for lib, name in (("dnnl", "oneDNN"), ("cblas", "OpenBLAS")))
+        sick = ", ".join(kept["sick"]) or "none"
+        choice = ", ".join(f"{c} {kept['choice'][c]}" for c in ("small", "medium", "large"))
+        lines.append(f"1-thread GFLOP/s small/medium/large: {rates}; sick: {sick}; "
+                     f"chosen: {choice} ({os.path.basename(path)})")
+    return "\n  ".join(lines)
 
 
 def print_tables(rows, compile_rows):
