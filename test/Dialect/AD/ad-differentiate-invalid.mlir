@@ -76,3 +76,23 @@ func.func @use(%x: tensor<4x3xf32>, %i: tensor<4xf32>) -> tensor<4x3xf32> {
   %g = ad.grad @max_with_init(%x, %i) : (tensor<4x3xf32>, tensor<4xf32>) -> tensor<4x3xf32>
   return %g : tensor<4x3xf32>
 }
+
+// -----
+
+// ad.checkpoint-C5, checked when the checkpoint is differentiated (passes
+// that lower its body before then drop the ops' attributes).
+func.func @unknown_save(%x: tensor<3xf32>) -> tensor<f32> {
+  // expected-error @+1 {{policy saves 'b', but no op of the body has ad.name = "b"}}
+  %c = ad.checkpoint %x {policy = "save:a,b"} : tensor<3xf32> -> tensor<3xf32> {
+  ^bb0(%a: tensor<3xf32>):
+    %t = math.tanh %a {ad.name = "a"} : tensor<3xf32>
+    ad.yield %t : tensor<3xf32>
+  }
+  %m = nn.mean %c : (tensor<3xf32>) -> tensor<f32>
+  return %m : tensor<f32>
+}
+func.func @use_unknown_save(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{could not be differentiated (see above)}}
+  %g = ad.grad @unknown_save(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  return %g : tensor<3xf32>
+}

@@ -225,18 +225,6 @@ func.func @checkpoint_policy_empty_name(%x: tensor<3xf32>) {
 
 // -----
 
-// ad.checkpoint-C5
-func.func @checkpoint_policy_unknown_name(%x: tensor<3xf32>) {
-  // expected-error @+1 {{policy saves 'b', but no op of the body has ad.name = "b"}}
-  %c = ad.checkpoint %x {policy = "save:a,b"} : tensor<3xf32> -> tensor<3xf32> {
-  ^bb0(%a: tensor<3xf32>):
-    %t = math.tanh %a {ad.name = "a"} : tensor<3xf32>
-    ad.yield %t : tensor<3xf32>
-  }
-  return
-}
-
-// -----
 
 // ad.yield-C2
 func.func @yield_outside(%x: tensor<3xf32>) {

@@ -211,15 +211,10 @@ LogicalResult CheckpointOp::verifyRegions() {
       return emitOpError("expects policy 'nothing_saveable', "
                          "'dots_saveable' or 'save:NAME[,NAME...]', got '")
              << *text << "'";
-    for (StringRef name : policy->names) // (ad.checkpoint-C5)
-      if (llvm::none_of(body.without_terminator(), [&](Operation &op) {
-            auto attr = op.getAttrOfType<StringAttr>(kNameAttr);
-            return attr && attr.getValue() == name;
-          }))
-        return emitOpError("policy saves '")
-               << name << "', but no op of the body has " << kNameAttr
-               << " = \"" << name << "\"";
   }
+  // (ad.checkpoint-C5), that each saved name names an op of the body, is
+  // checked when the checkpoint is differentiated (buildReverse): passes
+  // that lower the body's ops before then drop their attributes.
   return success();
 }
 
@@ -245,6 +240,15 @@ LogicalResult CheckpointOp::buildReverse(OpBuilder &b, ReverseContext &ctx,
   CheckpointPolicy policy;
   if (std::optional<StringRef> text = getPolicy())
     policy = *parsePolicy(*text); // verified
+  for (StringRef name : policy.names) // (ad.checkpoint-C5)
+    if (llvm::none_of(getBody().front().without_terminator(),
+                      [&](Operation &op) {
+                        auto attr = op.getAttrOfType<StringAttr>(kNameAttr);
+                        return attr && attr.getValue() == name;
+                      }))
+      return emitOpError("policy saves '")
+             << name << "', but no op of the body has " << kNameAttr << " = \""
+             << name << "\"";
   SmallVector<Operation *> saved = savedOps(getBody().front(), policy);
   if (saved.empty()) {
     // Recompute the body from the inputs and differentiate the
