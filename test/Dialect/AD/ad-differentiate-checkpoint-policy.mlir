@@ -4,34 +4,28 @@
 // sweep; dots_saveable reads the stored dense and recomputes the tanh from
 // it; save:act recomputes nothing. Gradients under each policy:
 // test/Integration/JIT/ad/checkpoint_policies.mlir.
-// RUN: sed s/POLICY/nothing_saveable/ %s | trellis-opt --ad-differentiate | FileCheck %s --check-prefix=NOTHING
-// RUN: sed s/POLICY/dots_saveable/ %s | trellis-opt --ad-differentiate | FileCheck %s --check-prefix=DOTS
-// RUN: sed s/POLICY/save:act/ %s | trellis-opt --ad-differentiate | FileCheck %s --check-prefix=NAMED
+// RUN: sed s/POLICY/nothing_saveable/ %s | trellis-opt --ad-differentiate | FileCheck %s --check-prefixes=CHECK,NOTHING
+// RUN: sed s/POLICY/dots_saveable/ %s | trellis-opt --ad-differentiate | FileCheck %s --check-prefixes=CHECK,DOTS
+// RUN: sed s/POLICY/save:act/ %s | trellis-opt --ad-differentiate | FileCheck %s --check-prefixes=CHECK,NAMED
 
-// NOTHING-LABEL: func.func private @f__value_and_grad_0_1
-// NOTHING: %[[D:.*]] = nn.dense %arg0, %arg1, %arg2
-// NOTHING: %[[T:.*]] = nn.tanh %[[D]]
-// NOTHING: nn.dense %[[T]], %arg1, %arg2
+// The forward pass, the same under every policy.
+// CHECK-LABEL: func.func private @f__value_and_grad_0_1
+// CHECK: %[[D:.*]] = nn.dense %arg0, %arg1, %arg2
+// CHECK: %[[T:.*]] = nn.tanh %[[D]]
+// CHECK: nn.dense %[[T]], %arg1, %arg2
+// The reverse sweep: nothing_saveable recomputes the dense and the tanh from
+// the input,
 // NOTHING: %[[RD:.*]] = nn.dense %arg0, %arg1, %arg2
 // NOTHING: nn.tanh %[[RD]]
-// NOTHING: return
-
-// DOTS-LABEL: func.func private @f__value_and_grad_0_1
-// DOTS: %[[D:.*]] = nn.dense %arg0, %arg1, %arg2
-// DOTS: %[[T:.*]] = nn.tanh %[[D]]
-// DOTS: nn.dense %[[T]], %arg1, %arg2
+// dots_saveable recomputes only the tanh, from the kept dense,
 // DOTS-NOT: nn.dense
 // DOTS: nn.tanh %[[D]]
 // DOTS-NOT: nn.dense
-// DOTS: return
-
-// NAMED-LABEL: func.func private @f__value_and_grad_0_1
-// NAMED: %[[D:.*]] = nn.dense %arg0, %arg1, %arg2
-// NAMED: %[[T:.*]] = nn.tanh %[[D]]
-// NAMED: nn.dense %[[T]], %arg1, %arg2
+// save:act recomputes nothing.
 // NAMED-NOT: nn.dense
 // NAMED-NOT: nn.tanh
-// NAMED: return
+// CHECK: return
+// CHECK-NEXT: }
 
 func.func @f(%x: tensor<4x3xf32>, %w: tensor<3x3xf32>, %b: tensor<3xf32>) -> tensor<f32> {
   %y = ad.checkpoint %x {policy = "POLICY"} : tensor<4x3xf32> -> tensor<4x3xf32> {
