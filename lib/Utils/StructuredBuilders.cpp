@@ -130,6 +130,29 @@ Value filledTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
       .getResult(0);
 }
 
+Value transposeLast2(OpBuilder &b, Location loc, Value m) {
+  auto type = cast<RankedTensorType>(m.getType());
+  Value init = tensor::EmptyOp::create(
+      b, loc, {type.getDimSize(0), type.getDimSize(2), type.getDimSize(1)},
+      type.getElementType());
+  return linalg::TransposeOp::create(b, loc, m, init,
+                                     ArrayRef<int64_t>{0, 2, 1})
+      .getResult()
+      .front();
+}
+
+Value batchMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  auto lt = cast<RankedTensorType>(lhs.getType());
+  auto rt = cast<RankedTensorType>(rhs.getType());
+  auto type = RankedTensorType::get(
+      {lt.getDimSize(0), lt.getDimSize(1), rt.getDimSize(2)},
+      lt.getElementType());
+  Value init = filledTensor(b, loc, type.getShape(), type.getElementType(), 0);
+  return linalg::BatchMatmulOp::create(b, loc, TypeRange{type},
+                                       ValueRange{lhs, rhs}, ValueRange{init})
+      .getResult(0);
+}
+
 Value buildGeneric(OpBuilder &b, Location loc, ValueRange inputs,
                    ArrayRef<AffineMap> inputMaps, Value init, AffineMap initMap,
                    ArrayRef<utils::IteratorType> iterators, ScalarFn body) {

@@ -88,6 +88,15 @@ mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc,
                          llvm::ArrayRef<int64_t> shape, mlir::Type elementType,
                          double value);
 
+/// The transpose of the last two dims of a rank-3 tensor (linalg.transpose).
+mlir::Value transposeLast2(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value m);
+
+/// lhs·rhs per batch entry of rank-3 tensors (linalg.batch_matmul into
+/// zeros), in lhs's element type.
+mlir::Value batchMatmul(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lhs,
+                        mlir::Value rhs);
+
 /// A linalg.generic writing into `init` through `initMap`; the body gets the
 /// input elements followed by the current output element.
 mlir::Value buildGeneric(mlir::OpBuilder &b, mlir::Location loc,

@@ -73,31 +73,6 @@ struct HeadLayout {
   }
 };
 
-/// The transpose of the last two dims of a rank-3 tensor.
-Value transposeLast2(OpBuilder &b, Location loc, Value m) {
-  auto type = cast<RankedTensorType>(m.getType());
-  Value init = tensor::EmptyOp::create(
-      b, loc, {type.getDimSize(0), type.getDimSize(2), type.getDimSize(1)},
-      type.getElementType());
-  return linalg::TransposeOp::create(b, loc, m, init,
-                                     ArrayRef<int64_t>{0, 2, 1})
-      .getResult()
-      .front();
-}
-
-/// lhs·rhs per batch entry (linalg.batch_matmul into zeros).
-Value batchMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
-  auto lt = cast<RankedTensorType>(lhs.getType());
-  auto rt = cast<RankedTensorType>(rhs.getType());
-  auto type = RankedTensorType::get(
-      {lt.getDimSize(0), lt.getDimSize(1), rt.getDimSize(2)},
-      lt.getElementType());
-  Value init = filledTensor(b, loc, type.getShape(), type.getElementType(), 0);
-  return linalg::BatchMatmulOp::create(b, loc, TypeRange{type},
-                                       ValueRange{lhs, rhs}, ValueRange{init})
-      .getResult(0);
-}
-
 /// `scores` with the future keys (j > i) set to −∞, through an arith.select
 /// on a constant mask (the select's rule drops their cotangents).
 Value maskFuture(OpBuilder &b, Location loc, Value scores) {
