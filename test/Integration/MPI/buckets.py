@@ -24,72 +24,21 @@ import os
 import re
 import subprocess
 import sys
-import time
 
 import numpy as np
 
-from trellis_testing import jobs, mpi
-from trellis_testing.run import Checker, trellis_run_path, write_model
+from trellis_testing import models, mpi
+from trellis_testing.run import Checker, write_model
 
 workdir = sys.argv[1]
 os.makedirs(workdir, exist_ok=True)
 check = Checker(np.float32)
 rng = np.random.default_rng(7)
 RANKS, SHARD, D, H, C = 2, 8, 16, 32, 5
-W = (f"tensor<{D}x{H}xf32>, tensor<{H}xf32>, tensor<{H}x{C}xf32>, "
-     f"tensor<{C}xf32>")
-X = f"tensor<{SHARD}x{D}xf32>, tensor<{SHARD}xi32>"
+sharded = write_model(workdir, models.mlp_sgd_module(SHARD, D, H, C),
+                      name="sharded.mlir")
 
-sharded = write_model(workdir, f"""
-func.func @loss(%w1: tensor<{D}x{H}xf32>, %b1: tensor<{H}xf32>,
-                %w2: tensor<{H}x{C}xf32>, %b2: tensor<{C}xf32>,
-                %x: tensor<{SHARD}x{D}xf32>, %y: tensor<{SHARD}xi32>) -> tensor<f32> {{
-  %h = nn.dense %x, %w1, %b1 : (tensor<{SHARD}x{D}xf32>, tensor<{D}x{H}xf32>, tensor<{H}xf32>) -> tensor<{SHARD}x{H}xf32>
-  %a = nn.tanh %h : tensor<{SHARD}x{H}xf32>
-  %z = nn.dense %a, %w2, %b2 : (tensor<{SHARD}x{H}xf32>, tensor<{H}x{C}xf32>, tensor<{C}xf32>) -> tensor<{SHARD}x{C}xf32>
-  %l = nn.cross_entropy %z, %y : (tensor<{SHARD}x{C}xf32>, tensor<{SHARD}xi32>) -> tensor<f32>
-  return %l : tensor<f32>
-}}
-func.func @step(%w1: tensor<{D}x{H}xf32>, %b1: tensor<{H}xf32>,
-                %w2: tensor<{H}x{C}xf32>, %b2: tensor<{C}xf32>,
-                %x: tensor<{SHARD}x{D}xf32>, %y: tensor<{SHARD}xi32>) -> ({W}) {{
-  %g:4 = ad.grad @loss(%w1, %b1, %w2, %b2, %x, %y) {{argnums = array<i64: 0, 1, 2, 3>}}
-      : ({W}, {X}) -> ({W})
-  %lr1 = arith.constant dense<0.5> : tensor<{D}x{H}xf32>
-  %lr2 = arith.constant dense<0.5> : tensor<{H}xf32>
-  %lr3 = arith.constant dense<0.5> : tensor<{H}x{C}xf32>
-  %lr4 = arith.constant dense<0.5> : tensor<{C}xf32>
-  %s1 = arith.mulf %g#0, %lr1 : tensor<{D}x{H}xf32>
-  %s2 = arith.mulf %g#1, %lr2 : tensor<{H}xf32>
-  %s3 = arith.mulf %g#2, %lr3 : tensor<{H}x{C}xf32>
-  %s4 = arith.mulf %g#3, %lr4 : tensor<{C}xf32>
-  %n1 = arith.subf %w1, %s1 : tensor<{D}x{H}xf32>
-  %n2 = arith.subf %b1, %s2 : tensor<{H}xf32>
-  %n3 = arith.subf %w2, %s3 : tensor<{H}x{C}xf32>
-  %n4 = arith.subf %b2, %s4 : tensor<{C}xf32>
-  return %n1, %n2, %n3, %n4 : {W}
-}}
-func.func @train(%w1: tensor<{D}x{H}xf32>, %b1: tensor<{H}xf32>,
-                 %w2: tensor<{H}x{C}xf32>, %b2: tensor<{C}xf32>,
-                 %x: tensor<{SHARD}x{D}xf32>, %y: tensor<{SHARD}xi32>)
-    -> ({W}, {W}, {W}) {{
-  %a:4 = call @step(%w1, %b1, %w2, %b2, %x, %y) : ({W}, {X}) -> ({W})
-  %b:4 = call @step(%a#0, %a#1, %a#2, %a#3, %x, %y) : ({W}, {X}) -> ({W})
-  %c:4 = call @step(%b#0, %b#1, %b#2, %b#3, %x, %y) : ({W}, {X}) -> ({W})
-  return %a#0, %a#1, %a#2, %a#3, %b#0, %b#1, %b#2, %b#3, %c#0, %c#1, %c#2, %c#3
-      : {W}, {W}, {W}
-}}
-""", name="sharded.mlir")
-
-weights = [rng.standard_normal((D, H)).astype(np.float32) * 0.5,
-           rng.standard_normal(H).astype(np.float32) * 0.1,
-           rng.standard_normal((H, C)).astype(np.float32) * 0.5,
-           rng.standard_normal(C).astype(np.float32) * 0.1]
-x = rng.standard_normal((RANKS * SHARD, D)).astype(np.float32)
-y = rng.integers(0, C, RANKS * SHARD).astype(np.int32)
-shards = [[*weights, x[r * SHARD:(r + 1) * SHARD], y[r * SHARD:(r + 1) * SHARD]]
-          for r in range(RANKS)]
-
+weights, x, y, shards = models.mlp_problem(rng, RANKS, SHARD, D, H, C)
 
 def reference_sgd(weights, x, y, steps=3, lr=0.5):
     """Whole-batch SGD on the MLP with mean cross-entropy, in float64."""
@@ -188,23 +137,12 @@ func.func @hang(%x: tensor<4xf32>, %y: tensor<3xf32>) -> tensor<4xf32> {
   return %z : tensor<4xf32>
 }
 """)
-inputs = []
-for i, a in enumerate((np.ones(4, np.float32), np.ones(3, np.float32))):
-    inputs.append(os.path.join(workdir, f"in{i}.npy"))
-    np.save(inputs[-1], a)
-
+inputs = [np.ones(4, np.float32), np.ones(3, np.float32)]
 
 def run_failing(name, entry, extra, parts):
-    cmd = mpi.mpirun_command(RANKS) + [
-        trellis_run_path(), model, f"--entry={entry}",
-        *[f"--input={p}" for p in inputs], *extra]
-    start = time.monotonic()
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    except subprocess.TimeoutExpired as e:
-        proc = subprocess.CompletedProcess(cmd, -9, "", str(e.stderr or ""))
-    jobs.expect_failure(check, name, proc, time.monotonic() - start, cmd, 30,
-                        marker=parts[0], parts=parts[1:])
+    mpi.MpiJob(os.path.join(workdir, name), RANKS).expect_failure(
+        check, name, model, entry, [inputs] * RANKS, 30, marker=parts[0],
+        parts=parts[1:], extra=extra)
 
 
 run_failing("mismatch_at_start", "mismatch", [],
