@@ -40,18 +40,8 @@ def mlp_text(layers=16, batch=256, width=128):
         lines.append(f"  %d{i} = nn.dense {prev}, %w{i}, %b{i} : ({T}, {W}, {B}) -> {T}")
         lines.append(f"  %h{i} = nn.tanh %d{i} : {T}")
         prev = f"%h{i}"
-    args = ", ".join([f"%x: {T}"] + [f"{n}: {t}" for n, t, _ in params])
-    names = ", ".join(["%x"] + [n for n, _, _ in params])
-    types = ", ".join([T] + [t for _, t, _ in params])
-    grads = ", ".join(t for _, t, _ in params)
-    rets = ", ".join(f"%g#{i}" for i in range(len(params)))
-    argnums = ", ".join(str(1 + i) for i in range(len(params)))
-    text = (f"func.func @chain({args}) -> tensor<f32> {{\n" + "\n".join(lines) +
-            f"\n  %l = nn.mean {prev} : ({T}) -> tensor<f32>\n  return %l : tensor<f32>\n}}\n"
-            f"func.func @grads({args}) -> ({grads}) {{\n"
-            f"  %g:{len(params)} = ad.grad @chain({names}) {{argnums = array<i64: {argnums}>}}"
-            f" : ({types}) -> ({grads})\n  return {rets} : {grads}\n}}\n")
-    return text, [("x", (batch, width))] + [(n[1:], s) for n, _, s in params]
+    return (transformer.chain_module(T, lines, prev, params),
+            [("x", (batch, width))] + [(n[1:], s) for n, _, s in params])
 
 
 def run_model(name, text, shapes, chunk, work):

@@ -60,18 +60,25 @@ def model_text(blocks, seq, width):
         dense(f"%d{i}", f"%a{i}", F, 2 * width, width, T, f"d{i}")
         lines.append(f"  %r{i} = arith.addf %y{i}, %d{i} : {T}")
         x = f"%r{i}"
+    return (chain_module(T, lines, x, params),
+            [("x", (1, seq, width))] + [(n[1:], s) for n, _, s in params])
+
+
+def chain_module(T, lines, last, params):
+    """@chain(%x: T, params...): `lines`, then the mean of `last`; and
+    @grads, the gradients of @chain with respect to every parameter.
+    `params`: (name, type, shape) of each parameter."""
     args = ", ".join([f"%x: {T}"] + [f"{n}: {t}" for n, t, _ in params])
     names = ", ".join(["%x"] + [n for n, _, _ in params])
     types = ", ".join([T] + [t for _, t, _ in params])
     grads = ", ".join(t for _, t, _ in params)
     rets = ", ".join(f"%g#{i}" for i in range(len(params)))
     argnums = ", ".join(str(1 + i) for i in range(len(params)))
-    text = (f"func.func @chain({args}) -> tensor<f32> {{\n" + "\n".join(lines) +
-            f"\n  %l = nn.mean {x} : ({T}) -> tensor<f32>\n  return %l : tensor<f32>\n}}\n"
+    return (f"func.func @chain({args}) -> tensor<f32> {{\n" + "\n".join(lines) +
+            f"\n  %l = nn.mean {last} : ({T}) -> tensor<f32>\n  return %l : tensor<f32>\n}}\n"
             f"func.func @grads({args}) -> ({grads}) {{\n"
             f"  %g:{len(params)} = ad.grad @chain({names}) {{argnums = array<i64: {argnums}>}}"
             f" : ({types}) -> ({grads})\n  return {rets} : {grads}\n}}\n")
-    return text, [("x", (1, seq, width))] + [(n[1:], s) for n, _, s in params]
 
 
 def write_inputs(work, shapes):
