@@ -25,17 +25,26 @@ int trellis::collectives::getWorldSize() {
   return size;
 }
 
-double trellis::collectives::sumOverRanks(double value, const char *what) {
+/// `value` reduced by `op` over all ranks.
+static double allReduce(double value, MPI_Op op, const char *what) {
   trellis_coll_init();
   CollectiveScope scope(what);
   checkHostCollective(what);
-  double sum = 0;
+  double result = 0;
   MPI_Request request;
-  checkMpi(MPI_Iallreduce(&value, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD,
+  checkMpi(MPI_Iallreduce(&value, &result, 1, MPI_DOUBLE, op, MPI_COMM_WORLD,
                           &request),
            "MPI_Iallreduce");
   waitAll(1, &request, "MPI_Iallreduce");
-  return sum;
+  return result;
+}
+
+double trellis::collectives::sumOverRanks(double value, const char *what) {
+  return allReduce(value, MPI_SUM, what);
+}
+
+double trellis::collectives::maxOverRanks(double value, const char *what) {
+  return allReduce(value, MPI_MAX, what);
 }
 
 void trellis::collectives::barrier(const char *what, double extraSeconds) {

@@ -4,8 +4,9 @@
 
 #include "trellis/ExecutionEngine/HostCollectives.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <csignal>
-#include <cstdint>
 #include <pthread.h>
 
 using namespace trellis;
@@ -70,26 +71,15 @@ int trellis::train::agreeOnStopSignal(int ranks) {
   int own = getReceivedStopSignal();
   if (ranks == 1)
     return own;
-  // One sum tells every rank how many ranks received each signal: a rank
-  // that received the k-th of kStopSignals adds (ranks + 1)^k. Each count
-  // is at most `ranks`, so the digits in base ranks + 1 do not carry, and
-  // the sum, below (ranks + 1)^3, is exact in a double for up to 2^17 ranks.
-  double base = ranks + 1, digit = 1, contribution = 0;
-  for (int s : kStopSignals) {
+  // The signal of highest precedence any rank received: the largest
+  // position in kStopSignals, counted from 1 (0: none).
+  int position = 0;
+  for (auto [i, s] : llvm::enumerate(kStopSignals))
     if (own == s)
-      contribution = digit;
-    digit *= base;
-  }
-  double sum = collectives::sumOverRanks(
-      contribution, "whether a rank received a signal to stop (trellis-train)");
-  int agreed = 0;
-  for (int s : kStopSignals) {
-    if (static_cast<int64_t>(sum) % static_cast<int64_t>(base) != 0)
-      agreed = s;
-    sum = static_cast<double>(static_cast<int64_t>(sum) /
-                              static_cast<int64_t>(base));
-  }
-  return agreed;
+      position = i + 1;
+  int agreed = static_cast<int>(collectives::maxOverRanks(
+      position, "whether a rank received a signal to stop (trellis-train)"));
+  return agreed == 0 ? 0 : kStopSignals[agreed - 1];
 }
 
 llvm::StringRef trellis::train::getStopSignalName(int signal) {

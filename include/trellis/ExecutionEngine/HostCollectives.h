@@ -33,6 +33,9 @@ int getWorldSize();
 /// timeouts, e.g. "the loss's mean over the ranks (trellis-train)".
 double sumOverRanks(double value, const char *what);
 
+/// Returns the largest `value` of all ranks (as sumOverRanks, MPI_MAX).
+double maxOverRanks(double value, const char *what);
+
 /// Waits until every rank has called it (MPI_Ibarrier), at most the
 /// collective timeout plus `extraSeconds` (e.g. for the time the other
 /// ranks may still be compiling). `what` as for sumOverRanks.
