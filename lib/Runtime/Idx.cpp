@@ -9,6 +9,7 @@
 
 #include "trellis/Runtime/Idx.h"
 
+#include "Inflate.h"
 #include "OutOfMemory.h"
 #include "RuntimeError.h"
 #include "trellis/Runtime/Files.h"
@@ -18,8 +19,6 @@
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/MemoryBuffer.h"
 
-#include <zlib.h>
-
 using namespace trellis::runtime;
 using llvm::StringRef;
 
@@ -28,69 +27,46 @@ namespace {
 class IdxStream {
 public:
   explicit IdxStream(StringRef bytes) : bytes(bytes) {
-    gzipped = bytes.starts_with("\x1f\x8b");
-  }
-  ~IdxStream() {
-    if (inflating)
-      inflateEnd(&zs);
+    if (bytes.starts_with("\x1f\x8b"))
+      gzip.emplace(bytes, InflateStream::Format::Gzip);
   }
 
   /// Reads up to `n` bytes into `dst`; fewer only at the end of the data.
   llvm::Expected<size_t> read(char *dst, size_t n) {
-    if (!gzipped) {
+    if (!gzip) {
       size_t got = std::min(n, bytes.size() - offset);
       std::memcpy(dst, bytes.data() + offset, got);
       offset += got;
       return got;
     }
-    if (!inflating) {
-      zs = {};
-      zs.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(bytes.data()));
-      zs.avail_in = static_cast<uInt>(bytes.size());
-      // 16 + MAX_WBITS: a gzip header and trailer, not a zlib one.
-      if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
-        return makeError("cannot start inflating the gzip stream");
-      inflating = true;
+    if (std::optional<size_t> got = gzip->read(dst, n))
+      return *got;
+    switch (gzip->getFailure()) {
+    case InflateStream::Failure::Init:
+      return makeError("cannot start inflating the gzip stream");
+    case InflateStream::Failure::Truncated:
+      return makeError("truncated gzip stream");
+    default:
+      return makeError("corrupt gzip stream (" + gzip->getMessage() + ")");
     }
-    size_t got = 0;
-    while (got < n && !ended) {
-      // avail_out is 32 bits wide: inflate at most 1 GiB per call.
-      uInt chunk = static_cast<uInt>(std::min<size_t>(n - got, 1u << 30));
-      zs.next_out = reinterpret_cast<Bytef *>(dst + got);
-      zs.avail_out = chunk;
-      int rc = inflate(&zs, Z_NO_FLUSH);
-      got += chunk - zs.avail_out;
-      if (rc == Z_STREAM_END) {
-        ended = true;
-      } else if (rc == Z_BUF_ERROR ||
-                 (rc == Z_OK && zs.avail_in == 0 && zs.avail_out != 0)) {
-        return makeError("truncated gzip stream");
-      } else if (rc != Z_OK) {
-        return makeError(
-            llvm::Twine("corrupt gzip stream (") +
-            (zs.msg ? zs.msg : "zlib error " + std::to_string(rc)) + ")");
-      }
-    }
-    return got;
   }
 
   /// Returns whether bytes follow what was read (after the gzip stream's
   /// end, bytes of another stream or garbage count too).
   llvm::Expected<bool> hasMore() {
-    if (gzipped && ended)
-      return zs.avail_in != 0;
+    if (gzip && gzip->atEnd())
+      return gzip->getTrailingInput() != 0;
     char byte;
     llvm::Expected<size_t> got = read(&byte, 1);
     if (!got)
       return got.takeError();
-    return *got != 0 || (gzipped && ended && zs.avail_in != 0);
+    return *got != 0 || (gzip && gzip->getTrailingInput() != 0);
   }
 
 private:
   StringRef bytes;
   size_t offset = 0;
-  bool gzipped = false, inflating = false, ended = false;
-  z_stream zs = {};
+  std::optional<InflateStream> gzip;
 };
 
 /// The element type codes of the IDX format.

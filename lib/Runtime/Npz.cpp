@@ -12,6 +12,8 @@
 
 #include "trellis/Runtime/Npz.h"
 
+#include "Inflate.h"
+
 #include "RuntimeError.h"
 #include "trellis/Runtime/Npy.h"
 
@@ -25,7 +27,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <unistd.h>
-#include <zlib.h>
 
 using namespace trellis::runtime;
 using llvm::StringRef;
@@ -58,69 +59,6 @@ struct Member {
   uint64_t local, data;
 };
 
-/// Inflates a raw deflate stream piece by piece into memory of the caller's,
-/// so that a member is inflated straight into its array.
-class Inflater {
-public:
-  Inflater() = default;
-  Inflater(const Inflater &) = delete;
-  Inflater &operator=(const Inflater &) = delete;
-  ~Inflater() {
-    if (initialized)
-      inflateEnd(&stream);
-  }
-
-  llvm::Error init(StringRef data) {
-    if (inflateInit2(&stream, -MAX_WBITS) != Z_OK)
-      return makeError("zlib initialization failed");
-    initialized = true;
-    stream.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(data.data()));
-    stream.avail_in = static_cast<uInt>(data.size());
-    return llvm::Error::success();
-  }
-
-  /// Inflates exactly the next `size` bytes to `out`; a stream that ends
-  /// before or is malformed is an error.
-  llvm::Error read(char *out, size_t size) {
-    while (size) {
-      // zlib counts in uInt.
-      uInt piece = static_cast<uInt>(std::min<size_t>(size, 1u << 30));
-      stream.next_out = reinterpret_cast<Bytef *>(out);
-      stream.avail_out = piece;
-      int rc = ended ? Z_STREAM_END : inflate(&stream, Z_NO_FLUSH);
-      size_t produced = piece - stream.avail_out;
-      ended |= rc == Z_STREAM_END;
-      // Z_OK: progress, if only in the input; Z_BUF_ERROR: none possible
-      // (the input ran out).
-      if (rc != Z_OK && (rc != Z_STREAM_END || !produced))
-        return makeError("corrupt deflated member");
-      out += produced;
-      size -= produced;
-    }
-    return llvm::Error::success();
-  }
-
-  /// Succeeds if the stream ends here, with no more bytes.
-  llvm::Error finish() {
-    char extra;
-    stream.next_out = reinterpret_cast<Bytef *>(&extra);
-    stream.avail_out = 1;
-    while (!ended) {
-      int rc = inflate(&stream, Z_NO_FLUSH);
-      ended = rc == Z_STREAM_END;
-      if (!stream.avail_out || (!ended && rc != Z_OK))
-        break;
-    }
-    if (!ended || !stream.avail_out)
-      return makeError("corrupt deflated member");
-    return llvm::Error::success();
-  }
-
-private:
-  z_stream stream{};
-  bool initialized = false, ended = false;
-};
-
 } // namespace
 
 /// Inflates the deflated member `raw` of `size` bytes (its .npy file) into
@@ -131,13 +69,15 @@ private:
 /// is one `raw` can inflate to: parseNpz checks the ratio.)
 static llvm::Expected<HostArray> inflateNpy(StringRef raw, uint32_t size,
                                             uint32_t crc) {
-  Inflater inflater;
-  if (llvm::Error err = inflater.init(raw))
-    return std::move(err);
+  InflateStream inflater(raw, InflateStream::Format::RawDeflate);
   uint32_t sum = 0;
+  // Exactly `bytes` bytes, else the member is corrupt.
   auto read = [&](char *out, size_t bytes) -> llvm::Error {
-    if (llvm::Error err = inflater.read(out, bytes))
-      return err;
+    std::optional<size_t> got = inflater.read(out, bytes);
+    if (!got || *got != bytes)
+      return makeError(inflater.getFailure() == InflateStream::Failure::Init
+                           ? "zlib initialization failed"
+                           : "corrupt deflated member");
     sum = llvm::crc32(sum,
                       llvm::ArrayRef(reinterpret_cast<uint8_t *>(out), bytes));
     return llvm::Error::success();
@@ -173,10 +113,13 @@ static llvm::Expected<HostArray> inflateNpy(StringRef raw, uint32_t size,
       rest -= piece;
     }
   }
-  if (llvm::Error err = inflater.finish()) {
+  // The stream ends here, with no byte more.
+  char extra;
+  std::optional<size_t> more = inflater.read(&extra, 1);
+  if (!more || *more || !inflater.atEnd()) {
     if (!array)
       llvm::consumeError(array.takeError());
-    return std::move(err);
+    return makeError("corrupt deflated member");
   }
   if (sum != crc) {
     if (!array)
