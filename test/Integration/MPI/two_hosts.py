@@ -15,7 +15,9 @@ a hostfile naming hosts trellis-a and trellis-b, an rsh agent that runs the
 daemon's command in the namespace of the host it is given (`ip netns exec`),
 `btl tcp,self` and btl_tcp_if_include / oob_tcp_if_include tveth0, and
 `--bind-to none` (each "host" would bind its rank to its first core, the
-same core of this machine: 6x slower). Every mpirun has a 120 s timeout.
+same core of this machine: 6x slower) and `--mca rtc ^hwloc` (that
+component, idle without binding, crashed a daemon in 1 of 3 runs). Every
+mpirun has a 120 s timeout.
 
 * placement: rank 0 runs in namespace a, rank 1 in namespace b;
 * traffic: tveth0 carried the training's reductions (its byte counters grew
@@ -159,6 +161,10 @@ def two_host_mpirun(agent, hostfile):
             "--hostfile", hostfile, "-np", "2",
             # Each "host" would bind its rank to its core 0: the same core.
             "--bind-to", "none",
+            # Open MPI 4.1's hwloc run-time control, which binds nothing
+            # here, crashed the daemon in its set-up (SIGSEGV in
+            # mca_rtc_hwloc, orte_rtc_base_select) in 1 of 3 runs.
+            "--mca", "rtc", "^hwloc",
             "--mca", "plm_rsh_agent", agent,
             "--mca", "btl", "tcp,self",
             "--mca", "btl_tcp_if_include", IFACE,
