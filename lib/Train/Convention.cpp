@@ -3,9 +3,14 @@
 #include "trellis/Train/Convention.h"
 
 #include "TrainError.h"
+#include "trellis/Dialect/NN/IR/NN.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,6 +19,62 @@ using namespace trellis;
 using namespace trellis::runtime;
 using namespace trellis::train;
 using llvm::Twine;
+
+/// Returns `loc` as "file.mlir:LINE:COL" (the file's name alone).
+static std::string describeLocation(mlir::Location loc) {
+  if (auto file = loc->findInstanceOf<mlir::FileLineColLoc>())
+    return (llvm::sys::path::filename(file.getFilename().getValue()) + ":" +
+            Twine(file.getLine()) + ":" + Twine(file.getColumn()))
+        .str();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  loc.print(os);
+  return text;
+}
+
+/// Records in `arg` the fewest classes of the nn.cross_entropy ops whose
+/// labels `value` reaches: directly, through reshapes (tensor.collapse_shape,
+/// expand_shape, reshape, cast) or as an argument of a callee (func.call
+/// and the ad ops, whose leading operands are the callee's arguments).
+static void findLabelClasses(mlir::Value value, mlir::ModuleOp module,
+                             llvm::DenseSet<mlir::Value> &seen, Argument &arg) {
+  if (!seen.insert(value).second)
+    return;
+  for (mlir::OpOperand &use : value.getUses()) {
+    mlir::Operation *user = use.getOwner();
+    if (auto xent = llvm::dyn_cast<nn::CrossEntropyOp>(user)) {
+      if (use.get() != xent.getLabels())
+        continue;
+      auto logits =
+          llvm::cast<mlir::RankedTensorType>(xent.getLogits().getType());
+      int64_t classes = logits.getShape().back();
+      if (arg.numClasses && arg.numClasses <= classes)
+        continue;
+      arg.numClasses = classes;
+      std::string type;
+      llvm::raw_string_ostream os(type);
+      os << logits;
+      arg.classesOrigin = "nn.cross_entropy's logits " + type + " (" +
+                          describeLocation(xent.getLoc()) + ")";
+      continue;
+    }
+    if (llvm::isa<mlir::tensor::CollapseShapeOp, mlir::tensor::ExpandShapeOp,
+                  mlir::tensor::ReshapeOp, mlir::tensor::CastOp>(user)) {
+      if (use.getOperandNumber() == 0)
+        findLabelClasses(user->getResult(0), module, seen, arg);
+      continue;
+    }
+    auto callee = user->getAttrOfType<mlir::FlatSymbolRefAttr>("callee");
+    if (!callee)
+      continue;
+    auto func = module.lookupSymbol<mlir::func::FuncOp>(callee);
+    if (!func || func.isExternal() ||
+        use.getOperandNumber() >= func.getNumArguments())
+      continue;
+    findLabelClasses(func.getArgument(use.getOperandNumber()), module, seen,
+                     arg);
+  }
+}
 
 llvm::Expected<StepFunction>
 trellis::train::readStepFunction(mlir::ModuleOp module, llvm::StringRef name,
@@ -51,6 +112,10 @@ trellis::train::readStepFunction(mlir::ModuleOp module, llvm::StringRef name,
                     "size (" +
                     Twine(step.batchSize) + " and " + Twine(size) + ")");
       step.batchSize = size;
+      if (arg.value.dtype == DType::I32) {
+        llvm::DenseSet<mlir::Value> seen;
+        findLabelClasses(func->getArgument(i), module, seen, arg);
+      }
       step.batch.push_back(arg);
     }
   }
@@ -78,6 +143,9 @@ trellis::train::readStepFunction(mlir::ModuleOp module, llvm::StringRef name,
                   "tensor<f32> or tensor<f64>, got " +
                   signature->results[p].typeName);
   } else {
+    if (signature->results.empty())
+      return fail("@" + name + " returns no metrics (scalar tensor<f32> or " +
+                  "tensor<f64> results)");
     for (auto [i, result] : llvm::enumerate(signature->results)) {
       if (!scalarFloat(result))
         return fail("@" + name + ": result " + Twine(i) +

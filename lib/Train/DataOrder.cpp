@@ -5,6 +5,7 @@
 #include "TrainError.h"
 #include "trellis/Train/Random.h"
 
+#include "llvm/Support/InterleavedRange.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
@@ -35,6 +36,36 @@ llvm::ArrayRef<int64_t> BatchOrder::getRows(int64_t step) {
       order.data() + k * globalBatch + rank * batchSize, batchSize);
 }
 
+/// Returns an error naming the first element of `array` (the labels of
+/// `arg`, of `path`) outside [0, arg.numClasses), if any.
+static llvm::Error checkLabels(const HostArray &array, const Argument &arg,
+                               llvm::StringRef path) {
+  const auto *labels = reinterpret_cast<const int32_t *>(array.getData());
+  int64_t n = array.getNumElements();
+  for (int64_t k = 0; k < n; ++k) {
+    if (labels[k] >= 0 && labels[k] < arg.numClasses)
+      continue;
+    // The element's index, as NumPy writes it: 17, or (17, 3).
+    llvm::ArrayRef<int64_t> shape = array.getShape();
+    llvm::SmallVector<int64_t> index(shape.size());
+    for (int64_t d = shape.size() - 1, rest = k; d >= 0; --d) {
+      index[d] = rest % shape[d];
+      rest /= shape[d];
+    }
+    std::string where;
+    llvm::raw_string_ostream os(where);
+    if (index.size() == 1)
+      os << index[0];
+    else
+      os << "(" << llvm::interleaved(index) << ")";
+    return fail("'" + path + "': array '" + arg.batchName + "' holds label " +
+                llvm::Twine(labels[k]) + " at index " + where +
+                ", outside [0, " + llvm::Twine(arg.numClasses) +
+                "), the classes of " + arg.classesOrigin);
+  }
+  return llvm::Error::success();
+}
+
 llvm::Expected<Dataset> trellis::train::bindDataset(const NamedArrays &data,
                                                     const StepFunction &step,
                                                     llvm::StringRef path) {
@@ -59,6 +90,9 @@ llvm::Expected<Dataset> trellis::train::bindDataset(const NamedArrays &data,
     if (dataset.size && got[0] != dataset.size)
       return fail("arrays of '" + path +
                   "' disagree on the number of examples");
+    if (arg.numClasses)
+      if (llvm::Error err = checkLabels(array, arg, path))
+        return std::move(err);
     dataset.size = got[0];
     dataset.arrays.push_back(&array);
   }

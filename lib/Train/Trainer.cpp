@@ -26,6 +26,7 @@
 #include "trellis/Train/DataSource.h"
 #include "trellis/Train/OutputDirectory.h"
 #include "trellis/Train/Random.h"
+#include "trellis/Train/RankAgreement.h"
 #include "trellis/Train/Report.h"
 #include "trellis/Train/StopSignals.h"
 
@@ -35,6 +36,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <chrono>
 #include <cmath>
@@ -55,13 +57,19 @@ public:
   llvm::Expected<int> run();
 
 private:
+  llvm::Error loadModule();
   llvm::Error compile();
   llvm::Error initializeOrResume();
+  llvm::Error checkRanksAgreeOnOptions() const;
+  llvm::Error checkRanksAgreeOnStart() const;
+  int failOnEveryRank(llvm::Error err) const;
   llvm::Error saveCheckpoint(int64_t step);
   llvm::Error checkLoss(int64_t step, double loss,
                         const HostArray &lossArray) const;
   std::string describeKeptCheckpoint() const;
   llvm::Expected<std::vector<double>> evaluate();
+  llvm::Expected<std::vector<double>>
+  evaluateBatch(llvm::ArrayRef<int64_t> rows);
   double meanOverRanks(double value) const;
 
   const TrainOptions &options;
@@ -73,6 +81,9 @@ private:
     registerAllDialects(registry);
     return registry;
   }()};
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler diagnostics{sourceMgr, &context};
+  mlir::OwningOpRef<mlir::ModuleOp> module;
   StepFunction trainStep, evalStep;
   std::unique_ptr<JitModule> jit;
   bool hasEval = false;
@@ -91,37 +102,49 @@ private:
 };
 } // namespace
 
-llvm::Error Trainer::compile() {
-  llvm::SourceMgr sourceMgr;
-  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> module =
+llvm::Error Trainer::loadModule() {
+  llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> loaded =
       tools::loadModule(options.modulePath, context, sourceMgr);
-  if (!module)
-    return module.takeError();
+  if (!loaded)
+    return loaded.takeError();
+  module = std::move(*loaded);
   llvm::Expected<StepFunction> step =
-      readStepFunction(**module, "train_step", /*isTrainStep=*/true);
+      readStepFunction(*module, "train_step", /*isTrainStep=*/true);
   if (!step)
     return step.takeError();
   trainStep = std::move(*step);
-  hasEval = !options.evalDataPath.empty() &&
-            (*module)->lookupSymbol<mlir::func::FuncOp>("eval") != nullptr;
-  if (hasEval) {
-    llvm::Expected<StepFunction> eval =
-        readStepFunction(**module, "eval", /*isTrainStep=*/false);
-    if (!eval)
-      return eval.takeError();
-    evalStep = std::move(*eval);
-    if (evalStep.params.size() != trainStep.params.size())
-      return fail("@eval takes " + Twine(evalStep.params.size()) +
-                  " parameters but @train_step " +
-                  Twine(trainStep.params.size()));
-  }
+  if (options.evalDataPath.empty())
+    return llvm::Error::success();
+  hasEval = module->lookupSymbol<mlir::func::FuncOp>("eval") != nullptr;
+  if (!hasEval)
+    return fail("--eval-data is given but '" + options.modulePath +
+                "' has no @eval to run on it");
+  llvm::Expected<StepFunction> eval =
+      readStepFunction(*module, "eval", /*isTrainStep=*/false);
+  if (!eval)
+    return eval.takeError();
+  evalStep = std::move(*eval);
+  // @eval takes the parameters @train_step returns.
+  if (evalStep.params.size() != trainStep.params.size())
+    return fail("@eval takes " + Twine(evalStep.params.size()) +
+                " parameters but @train_step " +
+                Twine(trainStep.params.size()));
+  for (auto [i, evalParam, trainParam] :
+       llvm::enumerate(evalStep.params, trainStep.params))
+    if (evalParam.value.typeName != trainParam.value.typeName)
+      return fail("@eval: parameter " + Twine(i) + " has type " +
+                  evalParam.value.typeName + " but @train_step's parameter " +
+                  Twine(i) + " has type " + trainParam.value.typeName);
+  return llvm::Error::success();
+}
+
+llvm::Error Trainer::compile() {
   CompileOptions compileOptions = options.compile;
   if (ranks > 1) {
     // Data parallelism: reduce the gradients of the ad ops across ranks.
     // @eval has none, so it is unchanged.
     bool hasGradients = false;
-    (*module)->walk([&](ad::DerivativeOpInterface op) {
+    module->walk([&](ad::DerivativeOpInterface op) {
       hasGradients |= op.getDerivativeKind() != ad::DerivativeKind::VJP;
     });
     if (!hasGradients)
@@ -136,7 +159,7 @@ llvm::Error Trainer::compile() {
   // One compilation serves @train_step and @eval.
   auto compileStart = std::chrono::steady_clock::now();
   llvm::Expected<std::unique_ptr<JitModule>> compiled =
-      JitModule::compileModule(**module, compileOptions);
+      JitModule::compileModule(*module, compileOptions);
   if (!compiled)
     return compiled.takeError();
   compileMs = std::chrono::duration<double, std::milli>(
@@ -261,34 +284,114 @@ double Trainer::meanOverRanks(double value) const {
          ranks;
 }
 
+llvm::Expected<std::vector<double>>
+Trainer::evaluateBatch(llvm::ArrayRef<int64_t> rows) {
+  llvm::Expected<llvm::SmallVector<HostArray>> batch =
+      gatherBatch(evalSet, evalStep, rows);
+  if (!batch)
+    return batch.takeError();
+  llvm::SmallVector<HostArray> inputs;
+  for (const HostArray &p : params)
+    inputs.push_back(p.clone());
+  for (HostArray &x : *batch)
+    inputs.push_back(std::move(x));
+  llvm::Expected<llvm::SmallVector<HostArray>> results =
+      jit->callInPlace("eval", inputs);
+  if (!results)
+    return results.takeError();
+  std::vector<double> metrics;
+  for (const HostArray &result : *results)
+    metrics.push_back(getScalarValue(result));
+  return metrics;
+}
+
 llvm::Expected<std::vector<double>> Trainer::evaluate() {
+  // The metrics are means over a batch's examples: each batch's sums are
+  // batch x its means, and the result is their total over the examples.
   std::vector<double> sums(evalStep.resultNames.size(), 0.0);
-  int64_t b = evalStep.batchSize, batches = evalSet.size / b;
-  if (batches == 0)
-    return fail("the eval data has " + Twine(evalSet.size) +
-                " examples, fewer than @eval's batch of " + Twine(b));
-  for (int64_t k = 0; k < batches; ++k) {
-    std::vector<int64_t> rows(b);
+  int64_t b = evalStep.batchSize, n = evalSet.size;
+  int64_t full = n / b, remainder = n % b;
+  std::vector<int64_t> rows(b);
+  for (int64_t k = 0; k < full; ++k) {
     std::iota(rows.begin(), rows.end(), k * b);
-    llvm::Expected<llvm::SmallVector<HostArray>> batch =
-        gatherBatch(evalSet, evalStep, rows);
-    if (!batch)
-      return batch.takeError();
-    llvm::SmallVector<HostArray> inputs;
-    for (const HostArray &p : params)
-      inputs.push_back(p.clone());
-    for (HostArray &x : *batch)
-      inputs.push_back(std::move(x));
-    llvm::Expected<llvm::SmallVector<HostArray>> results =
-        jit->callInPlace("eval", inputs);
-    if (!results)
-      return results.takeError();
+    llvm::Expected<std::vector<double>> means = evaluateBatch(rows);
+    if (!means)
+      return means.takeError();
     for (size_t i = 0; i < sums.size(); ++i)
-      sums[i] += getScalarValue((*results)[i]);
+      sums[i] += b * (*means)[i];
+  }
+  if (remainder) {
+    // The last `remainder` examples, padded to a batch with copies of the
+    // first of them, whose share is then taken out: b copies of it alone
+    // give its own metrics.
+    int64_t first = full * b;
+    std::iota(rows.begin(), rows.begin() + remainder, first);
+    std::fill(rows.begin() + remainder, rows.end(), first);
+    llvm::Expected<std::vector<double>> padded = evaluateBatch(rows);
+    if (!padded)
+      return padded.takeError();
+    std::fill(rows.begin(), rows.end(), first);
+    llvm::Expected<std::vector<double>> copies = evaluateBatch(rows);
+    if (!copies)
+      return copies.takeError();
+    for (size_t i = 0; i < sums.size(); ++i)
+      sums[i] += b * (*padded)[i] - (b - remainder) * (*copies)[i];
   }
   for (double &s : sums)
-    s /= batches;
+    s /= n;
   return sums;
+}
+
+int Trainer::failOnEveryRank(llvm::Error err) const {
+  // Every rank has the same error: each prints it, and none ends the job
+  // (MPI_Abort) before the others have.
+  // One write: the ranks' lines reach mpirun at the same moment.
+  llvm::errs() << ("trellis-train: error: " + llvm::toString(std::move(err)) +
+                   "\n");
+  llvm::errs().flush();
+  out.flush();
+  collectives::barrier("a failure that every rank reports (trellis-train)");
+  return 1;
+}
+
+llvm::Error Trainer::checkRanksAgreeOnOptions() const {
+  auto showBool = [](uint64_t key) {
+    return std::string(key ? "true" : "false");
+  };
+  AgreedSetting settings[] = {
+      {"--steps", uint64_t(options.steps), showNumber},
+      {"--seed", options.seed, showNumber},
+      {"--reduce", uint64_t(options.reduce),
+       [](uint64_t key) {
+         return coll::stringifyGradientReduction(coll::GradientReduction(key))
+             .str();
+       }},
+      {"--resume", options.resume, showBool},
+      {"--check-collectives", options.compile.checkCollectives, showBool},
+  };
+  return checkRanksAgree(settings, rank, ranks);
+}
+
+llvm::Error Trainer::checkRanksAgreeOnStart() const {
+  // One hash of every parameter's bytes: ranks resumed from different
+  // checkpoints (each rank reads its own --output-dir) start apart.
+  llvm::SmallVector<uint64_t> hashes;
+  for (const HostArray &p : params)
+    hashes.push_back(llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
+        reinterpret_cast<const uint8_t *>(p.getData()), p.getByteSize())));
+  uint64_t hash = llvm::xxh3_64bits(
+      llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(hashes.data()),
+                              hashes.size() * sizeof(uint64_t)));
+  auto showHash = [](uint64_t key) {
+    return llvm::formatv("{0:x16}", key).str();
+  };
+  AgreedSetting settings[] = {
+      {"the number of training examples", uint64_t(trainSet.size), showNumber},
+      {"the step they start from", uint64_t(startStep), showNumber},
+      {"the parameters they start from (a hash of their bytes)", hash,
+       showHash},
+  };
+  return checkRanksAgree(settings, rank, ranks);
 }
 
 llvm::Expected<int> Trainer::run() {
@@ -299,6 +402,17 @@ llvm::Expected<int> Trainer::run() {
     ranks = collectives::getWorldSize();
   }
   leader = rank == 0;
+  if (!options.commandLineError.empty() && ranks == 1)
+    return fail(options.commandLineError);
+  // Before anything else: the options of a rank whose command line did not
+  // parse are the defaults.
+  if (ranks > 1) {
+    if (llvm::Error err =
+            checkCommandLinesParsed(options.commandLineError, rank, ranks))
+      return failOnEveryRank(std::move(err));
+    if (llvm::Error err = checkRanksAgreeOnOptions())
+      return failOnEveryRank(std::move(err));
+  }
   // After MPI's own set-up, which must not replace them.
   installStopHandlers();
   if (options.steps < 0)
@@ -332,7 +446,10 @@ llvm::Expected<int> Trainer::run() {
   if (!data)
     return data.takeError();
   trainData = std::move(*data);
-  if (llvm::Error err = compile())
+  // The module, the data and the parameters are checked before the compile
+  // (seconds for a large model), @eval's too: nothing is found only after
+  // the run.
+  if (llvm::Error err = loadModule())
     return std::move(err);
   llvm::Expected<Dataset> bound =
       bindDataset(trainData, trainStep, options.dataPath);
@@ -349,9 +466,16 @@ llvm::Expected<int> Trainer::run() {
     if (!evalBound)
       return evalBound.takeError();
     evalSet = *evalBound;
-    metricName = evalStep.resultNames.empty() ? "" : evalStep.resultNames[0];
+    if (evalSet.size == 0)
+      return fail("'" + options.evalDataPath + "' has no examples");
+    metricName = evalStep.resultNames[0];
   }
   if (llvm::Error err = initializeOrResume())
+    return std::move(err);
+  if (ranks > 1)
+    if (llvm::Error err = checkRanksAgreeOnStart())
+      return failOnEveryRank(std::move(err));
+  if (llvm::Error err = compile())
     return std::move(err);
 
   BatchOrder order(options.seed, trainSet.size, trainStep.batchSize, rank,

@@ -64,12 +64,22 @@ int main(int argc, char **argv) {
   trellis::tools::ProfileFlag profile(category);
   trellis::tools::MemoryLimitFlag memoryLimit(category);
   cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(argc, argv,
-                              "Trellis training driver: trains @train_step of "
-                              "a module on a .npz dataset\n");
+  // A parse error is kept, not an exit: under mpirun every rank must learn
+  // of it, or the others would wait for this one (RankAgreement.h).
+  std::string parseErrors;
+  llvm::raw_string_ostream parseErrorStream(parseErrors);
+  bool parsed = cl::ParseCommandLineOptions(
+      argc, argv,
+      "Trellis training driver: trains @train_step of a module on a .npz "
+      "dataset\n",
+      &parseErrorStream);
   auto config = trellis::tools::startTool(memoryLimit.value);
   if (!config)
     return trellis::tools::finishTool("trellis-train", config.takeError());
+  if (!parsed && config->mpiWorldSize <= 1) {
+    llvm::errs() << parseErrors;
+    return 1;
+  }
 
   trellis::train::TrainOptions options;
   options.modulePath = module;
@@ -86,15 +96,32 @@ int main(int argc, char **argv) {
   compile.fill(options.compile, *config);
   profile.fill(options.compile);
   options.launchedRanks = config->mpiWorldSize;
+  if (!parsed) {
+    // One line: LLVM's lines without its "trellis-train: " prefixes. A bad
+    // value (--reduce=bogus) LLVM prints to stderr itself, not to the
+    // stream.
+    llvm::SmallVector<llvm::StringRef> lines;
+    llvm::StringRef(parseErrors).split(lines, '\n', -1, /*KeepEmpty=*/false);
+    for (llvm::StringRef line : lines) {
+      line.consume_front("trellis-train: ");
+      if (!options.commandLineError.empty())
+        options.commandLineError += " ";
+      options.commandLineError += line.trim().str();
+    }
+    if (options.commandLineError.empty())
+      options.commandLineError =
+          "invalid command line (the line before names the option); every "
+          "rank stops";
+  }
   llvm::Expected<int> exitCode =
       trellis::train::runTrellisTrain(options, llvm::outs());
   if (!exitCode)
     return trellis::tools::finishTool("trellis-train", exitCode.takeError());
   if (*exitCode != 0 && options.launchedRanks > 1) {
-    // Stopped by a signal, every rank done (runTrellisTrain waits for all):
-    // not MPI_Finalize, which needs mpirun, and mpirun, if the signal was
-    // its own, is ending the job and does not answer (the ranks hung in it
-    // until its SIGKILL).
+    // Stopped by a signal, or a failure every rank has reported, every rank
+    // done (runTrellisTrain waits for all): not MPI_Finalize, which needs
+    // mpirun, and mpirun, if the signal was its own, is ending the job and
+    // does not answer (the ranks hung in it until its SIGKILL).
     llvm::outs().flush();
     llvm::errs().flush();
     ::_exit(*exitCode);

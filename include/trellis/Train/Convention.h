@@ -34,6 +34,14 @@ struct Argument {
   std::string batchName;
   /// `trellis.init` of a parameter (empty: the default).
   std::string init;
+  /// For an i32 batch argument that reaches the labels of an
+  /// nn.cross_entropy (through calls, ad ops and reshapes): the number of
+  /// classes, the logits' last dimension (the smallest, if it reaches
+  /// several); 0 otherwise. Its data must lie in [0, numClasses).
+  int64_t numClasses = 0;
+  /// Where numClasses comes from, for errors: "nn.cross_entropy's logits
+  /// tensor<32x4xf32> (model.mlir:118:8)".
+  std::string classesOrigin;
 };
 
 /// A function of the convention: its parameters (the leading arguments),

@@ -35,7 +35,8 @@ struct Dataset {
 
 /// Binds the batch arguments of `step` to the arrays of `data` they name;
 /// an error names the array of `path` that is missing or does not have the
-/// argument's rows.
+/// argument's rows, or the first label (of an argument with numClasses)
+/// outside the classes, with its index.
 llvm::Expected<Dataset> bindDataset(const runtime::NamedArrays &data,
                                     const StepFunction &step,
                                     llvm::StringRef path);

@@ -62,6 +62,10 @@ struct TrainOptions {
   /// How the module is compiled; the trainer adds the gradient reduction
   /// when it runs on several ranks.
   CompileOptions compile;
+  /// The one-line error of a command line that did not parse (empty: it
+  /// did). Under mpirun the ranks agree on it first: every rank fails, none
+  /// waits for one that left (RankAgreement.h).
+  std::string commandLineError;
   /// The ranks the MPI launcher started (RuntimeConfig::mpiWorldSize); with
   /// more than one the trainer initializes MPI.
   unsigned launchedRanks = 1;
@@ -71,7 +75,9 @@ struct TrainOptions {
 /// only). Convention violations, data mismatches and I/O failures are
 /// errors naming the argument, array or file. Returns the exit code: 0, or
 /// 128 + the signal (SIGINT, SIGTERM, SIGHUP) that stopped the run after a
-/// step, its checkpoint written (StopSignals.h).
+/// step, its checkpoint written (StopSignals.h), or, under mpirun, 1 after
+/// a failure that every rank has printed alike (ranks that disagree on
+/// their options, RankAgreement.h).
 llvm::Expected<int> runTrellisTrain(const TrainOptions &options,
                                     llvm::raw_ostream &out);
 
