@@ -3,8 +3,8 @@
 //
 // The JIT's last stage before linking: the translated module gets the
 // ExecutionEngine's packed wrappers and an init function of its own for its
-// global constructors, the optimizer runs (Optimizer.h), then the module is
-// split into partitions whose object code is generated on as many threads.
+// global constructors, then it is split into partitions that are optimized
+// (Optimizer.h) and generated on as many threads.
 // CompiledCode.h links the objects, a compile's and a cache hit's alike.
 //
 //===----------------------------------------------------------------------===//
@@ -15,12 +15,14 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <memory>
 #include <vector>
 
 namespace llvm {
 class MemoryBuffer;
 class Module;
+class TargetMachine;
 namespace orc {
 class JITTargetMachineBuilder;
 } // namespace orc
@@ -58,18 +60,26 @@ void lowerGlobalConstructors(llvm::Module &module);
 llvm::Expected<llvm::orc::JITTargetMachineBuilder>
 getTargetMachineBuilder(llvm::StringRef cpu);
 
-/// Generates the object code of the optimized `module` for the target of
-/// `builder`. With `threads` > 1 and more than one function to generate,
-/// the functions are dealt out to up to `threads` partitions, balanced by
-/// an estimate of their code generation time, and the partitions' code is
-/// generated in parallel, each in an LLVM context of its own (carried over
-/// as bitcode; CloneModule keeps a partition's definitions and declares the
-/// rest). The partitions link as one: internal symbols get hidden external
-/// linkage first. The code of each function is the same as unsplit.
+/// What happens to each part of a module before its code is generated (the
+/// optimizer, Optimizer.h), with the target machine that generates it.
+using PartTransform =
+    std::function<llvm::Error(llvm::Module &, llvm::TargetMachine &)>;
+
+/// Generates the object code of `module` for the target of `builder`, each
+/// part after `prepare` (if given). With `threads` > 1 and more than one
+/// function to generate, the functions are dealt out to up to `threads`
+/// partitions, balanced by an estimate of their optimization and code
+/// generation time, and the partitions are prepared and generated in
+/// parallel, each in an LLVM context of its own (carried over as bitcode;
+/// CloneModule keeps a partition's definitions and declares the rest). A
+/// local symbol that only one function or variable refers to stays with it
+/// (and local), and so does an always-inline function with its callers; the
+/// partitions link as one: the other local symbols get hidden external
+/// linkage first.
 llvm::Expected<std::vector<std::unique_ptr<llvm::MemoryBuffer>>>
 generateObjects(std::unique_ptr<llvm::Module> module,
                 const llvm::orc::JITTargetMachineBuilder &builder,
-                unsigned threads);
+                unsigned threads, const PartTransform &prepare = {});
 
 } // namespace trellis::runtime
 

@@ -215,27 +215,15 @@ static void startCollectives(const trellis::CompileOptions &options) {
     trellis_coll_enable_checks();
 }
 
-/// The LLVM-IR stage of the JIT: the optimizer (with vector math if
-/// `vectorMath`; `machine` must outlive it), then the optional dump of what
-/// code generation gets.
-static std::function<llvm::Error(llvm::Module *)>
-makeTransformer(const trellis::CompileOptions &options,
-                llvm::TargetMachine *machine, bool vectorMath) {
-  std::function<llvm::Error(llvm::Module *)> optimize = makeJitOptimizer(
-      options.optLevel, machine, vectorMath, options.outlineLoops);
-  if (options.dumpLLVMIR.empty())
-    return optimize;
-  return [optimize = std::move(optimize),
-          path = options.dumpLLVMIR](llvm::Module *m) -> llvm::Error {
-    if (llvm::Error err = optimize(m))
-      return err;
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
-    if (ec)
-      return makeError("cannot write '" + path + "': " + ec.message());
-    m->print(os, nullptr);
-    return llvm::Error::success();
-  };
+/// Writes `module` as text to `path`.
+static llvm::Error dumpModule(const llvm::Module &module,
+                              const std::string &path) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec)
+    return makeError("cannot write '" + path + "': " + ec.message());
+  module.print(os, nullptr);
+  return llvm::Error::success();
 }
 
 llvm::Error JitModule::lowerEntries(mlir::ModuleOp module,
@@ -295,12 +283,12 @@ JitModule::compileObjects(mlir::ModuleOp module,
     return makeError("JIT compilation failed: @" + unresolved +
                      " is called but defined nowhere (not in the module, the "
                      "process or its libraries)");
-  // One target machine for the optimizer's cost models (vectorization);
-  // code generation makes its own, one per thread.
   llvm::Expected<llvm::orc::JITTargetMachineBuilder> tmBuilder =
       getTargetMachineBuilder(options.targetCpu);
   if (!tmBuilder)
     return makeError(llvm::toString(tmBuilder.takeError()));
+  // A target machine for the data layout; code generation makes its own,
+  // one per part.
   llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine =
       tmBuilder->createTargetMachine();
   if (!machine)
@@ -315,14 +303,27 @@ JitModule::compileObjects(mlir::ModuleOp module,
   mlir::ExecutionEngine::setupTargetTripleAndDataLayout(llvmModule.get(),
                                                         machine->get());
   addPackedWrappers(*llvmModule);
-  if (llvm::Error err = makeTransformer(
-          options, machine->get(), usesVectorMath(options))(llvmModule.get()))
-    return makeError("JIT compilation failed: " +
-                     llvm::toString(std::move(err)));
   lowerGlobalConstructors(*llvmModule);
+  prepareForOptimization(*llvmModule, options.optLevel, options.outlineLoops);
+  // The optimizer runs on each part, on the part's thread; to dump what
+  // code generation gets, on the whole module first.
+  bool vectorMath = usesVectorMath(options);
+  PartTransform optimize = [&](llvm::Module &part,
+                               llvm::TargetMachine &partMachine) {
+    return optimizeModule(part, options.optLevel, partMachine, vectorMath);
+  };
+  if (!options.dumpLLVMIR.empty()) {
+    llvm::Error err = optimize(*llvmModule, **machine);
+    if (!err)
+      err = dumpModule(*llvmModule, options.dumpLLVMIR);
+    if (err)
+      return makeError("JIT compilation failed: " +
+                       llvm::toString(std::move(err)));
+    optimize = nullptr;
+  }
   llvm::Expected<std::vector<std::unique_ptr<llvm::MemoryBuffer>>> objects =
       generateObjects(std::move(llvmModule), *tmBuilder,
-                      getCompileThreads(options));
+                      getCompileThreads(options), optimize);
   if (!objects)
     return makeError("JIT compilation failed: " +
                      llvm::toString(objects.takeError()));

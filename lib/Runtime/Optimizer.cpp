@@ -262,73 +262,76 @@ trellis::runtime::markLargeStraightLineFunctions(llvm::Module &module,
   return marked;
 }
 
-std::function<llvm::Error(llvm::Module *)>
-trellis::runtime::makeJitOptimizer(unsigned optLevel,
-                                   llvm::TargetMachine *targetMachine,
-                                   bool vectorMath, bool outlineLoops) {
-  return [optLevel, targetMachine, vectorMath,
-          outlineLoops](llvm::Module *module) -> llvm::Error {
-    static const llvm::OptimizationLevel levels[] = {
-        llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1,
-        llvm::OptimizationLevel::O2, llvm::OptimizationLevel::O3};
-    if (optLevel > 3)
-      return makeError("the optimization level must be 0, 1, 2 or 3");
-    llvm::LoopAnalysisManager lam;
-    llvm::FunctionAnalysisManager fam;
-    llvm::CGSCCAnalysisManager cgam;
-    llvm::ModuleAnalysisManager mam;
-    llvm::PipelineTuningOptions tuning;
-    tuning.LoopUnrolling = false;
-    tuning.LoopInterleaving = true;
-    tuning.LoopVectorization = true;
-    tuning.SLPVectorization = true;
-    llvm::PassBuilder builder(targetMachine, tuning);
-    if (vectorMath) {
-      // Registered before the defaults, which then keep this one.
-      llvm::TargetLibraryInfoImpl libraryInfo(targetMachine->getTargetTriple());
-      addVectorMath(libraryInfo, targetMachine->getTargetTriple(),
-                    hasWideVectorMath(*targetMachine));
-      fam.registerPass([info = std::move(libraryInfo)] {
-        return llvm::TargetLibraryAnalysis(info);
-      });
-    }
-    builder.registerModuleAnalyses(mam);
-    builder.registerCGSCCAnalyses(cgam);
-    builder.registerFunctionAnalyses(fam);
-    builder.registerLoopAnalyses(lam);
-    builder.crossRegisterProxies(lam, fam, cgam, mam);
-    llvm::ModulePassManager passes;
-    if (optLevel == 0) {
-      // MLIR's ExecutionEngine drops `jitCodeGenOptLevel` (its compiler
-      // keeps the target machine made before the level is applied), so
-      // code generation ran at the default level even here. `optnone`
-      // makes the code generator treat each function as -O0 (fast
-      // instruction selection; no scheduling, no loop strength reduction):
-      // compiling 10 generated property-test programs took 5.5 s of CPU
-      // instead of 15.1 s, with bit-identical results.
-      for (llvm::Function &function : *module)
-        if (!function.isDeclaration() &&
-            !function.hasFnAttribute(llvm::Attribute::AlwaysInline)) {
-          function.addFnAttr(llvm::Attribute::OptimizeNone);
-          function.addFnAttr(llvm::Attribute::NoInline);
-        }
-      passes = builder.buildO0DefaultPipeline(llvm::OptimizationLevel::O0);
-    } else {
-      if (outlineLoops) {
-        outlineLoopsOfLargeFunctions(*module, kMaxLoopsPerFunction);
-        // The same loop of every layer is now the same function: keep one.
-        llvm::MergeFunctionsPass::runOnModule(*module);
+void trellis::runtime::prepareForOptimization(llvm::Module &module,
+                                              unsigned optLevel,
+                                              bool outlineLoops) {
+  if (optLevel == 0) {
+    // MLIR's ExecutionEngine drops `jitCodeGenOptLevel` (its compiler
+    // keeps the target machine made before the level is applied), so
+    // code generation ran at the default level even here. `optnone`
+    // makes the code generator treat each function as -O0 (fast
+    // instruction selection; no scheduling, no loop strength reduction):
+    // compiling 10 generated property-test programs took 5.5 s of CPU
+    // instead of 15.1 s, with bit-identical results.
+    for (llvm::Function &function : module)
+      if (!function.isDeclaration() &&
+          !function.hasFnAttribute(llvm::Attribute::AlwaysInline)) {
+        function.addFnAttr(llvm::Attribute::OptimizeNone);
+        function.addFnAttr(llvm::Attribute::NoInline);
       }
-      // After outlining: the outlined functions inherit the attributes of
-      // the function they come from.
-      internalizeWrappedFunctions(*module);
-      passes = builder.buildPerModuleDefaultPipeline(levels[optLevel]);
-    }
-    passes.run(*module, mam);
-    // Optimized; what is left of the entries between their loops is code
-    // generated quickly.
-    if (optLevel > 0)
-      markLargeStraightLineFunctions(*module, kMinStraightLineInstructions);
-    return llvm::Error::success();
-  };
+    return;
+  }
+  if (outlineLoops) {
+    outlineLoopsOfLargeFunctions(module, kMaxLoopsPerFunction);
+    // The same loop of every layer is now the same function: keep one.
+    llvm::MergeFunctionsPass::runOnModule(module);
+  }
+  // After outlining: the outlined functions inherit the attributes of the
+  // function they come from.
+  internalizeWrappedFunctions(module);
+}
+
+llvm::Error trellis::runtime::optimizeModule(llvm::Module &module,
+                                             unsigned optLevel,
+                                             llvm::TargetMachine &targetMachine,
+                                             bool vectorMath) {
+  static const llvm::OptimizationLevel levels[] = {
+      llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1,
+      llvm::OptimizationLevel::O2, llvm::OptimizationLevel::O3};
+  if (optLevel > 3)
+    return makeError("the optimization level must be 0, 1, 2 or 3");
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopUnrolling = false;
+  tuning.LoopInterleaving = true;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  llvm::PassBuilder builder(&targetMachine, tuning);
+  if (vectorMath) {
+    // Registered before the defaults, which then keep this one.
+    llvm::TargetLibraryInfoImpl libraryInfo(targetMachine.getTargetTriple());
+    addVectorMath(libraryInfo, targetMachine.getTargetTriple(),
+                  hasWideVectorMath(targetMachine));
+    fam.registerPass([info = std::move(libraryInfo)] {
+      return llvm::TargetLibraryAnalysis(info);
+    });
+  }
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager passes =
+      optLevel == 0
+          ? builder.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
+          : builder.buildPerModuleDefaultPipeline(levels[optLevel]);
+  passes.run(module, mam);
+  // Optimized; what is left of the entries between their loops is code
+  // generated quickly.
+  if (optLevel > 0)
+    markLargeStraightLineFunctions(module, kMinStraightLineInstructions);
+  return llvm::Error::success();
 }

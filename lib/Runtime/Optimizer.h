@@ -6,8 +6,6 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
-#include <functional>
-
 namespace llvm {
 class Module;
 class TargetMachine;
@@ -15,12 +13,31 @@ class TargetMachine;
 
 namespace trellis::runtime {
 
-/// The module transformer of the JIT: LLVM's default pipeline at `optLevel`
-/// (0-3) with the loop and SLP vectorizers (and the vectorizer's
-/// interleaving) on and the loop unroller off. At 0 it also marks every
-/// function `optnone`, so that code generation runs at -O0 too (MLIR's
-/// ExecutionEngine ignores its code-generation level). `targetMachine` (the
-/// host's) gives the cost models; it must outlive the function.
+/// The JIT's LLVM optimizer, in two stages: prepareForOptimization on the
+/// whole module, then optimizeModule on it or, for parallel compilation, on
+/// each part the code generator splits it into (CodeGen.h): the parts'
+/// optimizers run on threads of their own, like their code generation.
+///
+/// prepareForOptimization at `optLevel` 0 marks every function `optnone`,
+/// so that code generation runs at -O0 too (MLIR's ExecutionEngine ignores
+/// its code-generation level). At 1-3: with `outlineLoops`, functions with
+/// more than kMaxLoopsPerFunction loops have their loops outlined
+/// (outlineLoopsOfLargeFunctions), and LLVM's MergeFunctions keeps one of
+/// each set of identical functions: the same loop of every layer of a deep
+/// model, which takes its buffers as arguments, is then optimized and
+/// compiled once (the 4-layer Transformer LM step: LLVM time 3.2 s -> 1.2 s
+/// without parallel loops, 4.7 s -> 2.7 s with them); then every function
+/// the engine calls through a packed wrapper `_mlir_<name>` becomes internal
+/// and is inlined into the wrapper, so that its code is generated once.
+/// Both need the whole module, hence the first stage.
+void prepareForOptimization(llvm::Module &module, unsigned optLevel,
+                            bool outlineLoops);
+
+/// The second stage: LLVM's default pipeline at `optLevel` (0-3) with the
+/// loop and SLP vectorizers (and the vectorizer's interleaving) on and the
+/// loop unroller off, for the cost models of `targetMachine`; then large
+/// functions without loops are marked for -O0 code generation
+/// (markLargeStraightLineFunctions).
 ///
 /// Why no unrolling: after convert-linalg-to-blas the remaining loops are
 /// elementwise and reduction nests that the vectorizer already widens and
@@ -28,27 +45,13 @@ namespace trellis::runtime {
 /// optimizer's time and of code generation (a reversible stack step:
 /// 1.55 s -> 1.0 s of LLVM, docs/performance.md) for no measurable speed.
 ///
-/// At 1-3, before the pipeline: with `outlineLoops`, functions with more
-/// than kMaxLoopsPerFunction loops have their loops outlined
-/// (outlineLoopsOfLargeFunctions), and LLVM's MergeFunctions keeps one of
-/// each set of identical functions: the same loop of every layer of a deep
-/// model, which takes its buffers as arguments, is then optimized and
-/// compiled once (the 4-layer Transformer LM step: LLVM time 3.2 s -> 1.2 s
-/// without parallel loops, 4.7 s -> 2.7 s with them); then every function
-/// the engine calls
-/// through a packed wrapper `_mlir_<name>` becomes internal and is inlined
-/// into the wrapper, so that its code is generated once. After the
-/// pipeline, large functions without loops are marked for -O0 code
-/// generation (markLargeStraightLineFunctions).
-///
 /// With `vectorMath`, the vectorizer may turn calls of exp, log, tanh, erf,
 /// erfc (f32 and f64) in loops into calls of their vector variants in glibc's
 /// libmvec (`vectorMathLibraryPath()`, which the JIT must then load): softmax,
 /// cross-entropy and GELU loops run 4-8 lanes at a time instead of one
 /// scalar libm call per element (docs/performance.md).
-std::function<llvm::Error(llvm::Module *)>
-makeJitOptimizer(unsigned optLevel, llvm::TargetMachine *targetMachine,
-                 bool vectorMath, bool outlineLoops);
+llvm::Error optimizeModule(llvm::Module &module, unsigned optLevel,
+                           llvm::TargetMachine &targetMachine, bool vectorMath);
 
 /// Above this many loops (at any depth) in one function, the optimizer first
 /// gives its loops functions of their own (outlineLoopsOfLargeFunctions).

@@ -123,10 +123,14 @@ struct CompileOptions {
   /// its own before optimizing (LLVM's loop analyses take time quadratic in
   /// the number of sequential loops of a function; docs/performance.md).
   bool outlineLoops = true;
-  /// Threads of LLVM code generation: the optimized module is split into as
-  /// many partitions, generated in parallel (CodeGen.h); 0: one per core
-  /// the process may run on. The code is the same either way, split or not:
-  /// it is not part of the compile cache's key.
+  /// Threads of the LLVM optimizer and code generation: the module is split
+  /// into parts (4 per thread), each optimized and generated on whichever
+  /// thread is free (CodeGen.h); 0: one per core the process may run on.
+  /// Parts are optimized alone (nothing is inlined across them; the loops
+  /// outlined from an entry are noinline anyway), and the results are the
+  /// same bit for bit (test/Integration/JIT/perf/parallel-loops.mlir): it is
+  /// not part of the compile cache's key. With dumpLLVMIR the whole module
+  /// is optimized at once, and only code generation is split.
   unsigned compileThreads = 0;
   /// If not empty, the optimized LLVM IR is written to this file.
   std::string dumpLLVMIR;

@@ -154,8 +154,9 @@ struct CompileFlags {
             llvm::cl::cat(category)),
         compileThreads(
             "compile-threads",
-            llvm::cl::desc("Generate machine code on N threads, each for a "
-                           "part of the module (0: one per core)"),
+            llvm::cl::desc("Optimize and generate machine code on N "
+                           "threads, 4 parts of the module each (0: one "
+                           "per core)"),
             llvm::cl::value_desc("N"),
             llvm::cl::init(CompileOptions().compileThreads),
             llvm::cl::cat(category)),
