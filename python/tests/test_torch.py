@@ -2,6 +2,7 @@
 differentiated by Trellis, against PyTorch in f64 (1e-9 relative)."""
 
 import inspect
+import math
 
 import numpy as np
 import pytest
@@ -221,3 +222,131 @@ def test_train_an_imported_module_and_take_the_weights_back(tmp_path):
     net.load_state_dict({k: torch.tensor(v) for k, v in r.params.items()})
     loss, acc = torch_eval(net)
     assert loss == pytest.approx(r.evals[-1]["loss"], rel=1e-5) and acc == r.evals[-1]["accuracy"]
+
+
+class CausalSelfAttention(nn.Module):
+    """Hand-written causal self-attention: one fused QKV projection split
+    with `split`, heads by view/transpose, explicit matmuls, a masked_fill
+    of a buffer, softmax, and the heads merged back."""
+
+    def __init__(self, d=8, heads=2, length=5, scale=None):
+        super().__init__()
+        self.qkv, self.proj, self.heads, self.scale = nn.Linear(d, 3 * d), nn.Linear(d, d), heads, scale
+        self.register_buffer("mask", torch.tril(torch.ones(length, length)).view(1, 1, length, length))
+
+    def forward(self, x):
+        B, L, D = x.size()
+        q, k, v = self.qkv(x).split(D, dim=2)
+        q = q.view(B, L, self.heads, D // self.heads).transpose(1, 2)
+        k = k.view(B, L, self.heads, D // self.heads).transpose(1, 2)
+        v = v.view(B, L, self.heads, D // self.heads).transpose(1, 2)
+        scale = self.scale if self.scale is not None else 1.0 / math.sqrt(k.size(-1))
+        s = (q @ k.transpose(-2, -1)) * scale
+        s = s.masked_fill(self.mask == 0, float("-inf"))
+        y = (F.softmax(s, dim=-1) @ v).transpose(1, 2).contiguous().view(B, L, D)
+        return self.proj(y)
+
+
+class PermuteAttention(nn.Module):
+    """The other spelling: three projections, heads by reshape/permute,
+    `/ sqrt(d)`, an additive -inf mask, torch.matmul."""
+
+    def __init__(self, d=12, heads=3, length=4, mask=None):
+        super().__init__()
+        self.q, self.k, self.v = nn.Linear(d, d), nn.Linear(d, d), nn.Linear(d, d)
+        self.heads, self.dh = heads, d // heads
+        m = torch.triu(torch.full((length, length), float("-inf")), 1) if mask is None else mask
+        self.register_buffer("mask", m)
+
+    def forward(self, x):
+        B, L, D = x.shape
+        q, k, v = (f(x).reshape(B, L, self.heads, self.dh).permute(0, 2, 1, 3)
+                   for f in (self.q, self.k, self.v))
+        s = torch.matmul(q, k.permute(0, 1, 3, 2)) / math.sqrt(self.dh) + self.mask
+        return torch.matmul(torch.softmax(s, -1), v).permute(0, 2, 1, 3).reshape(B, L, D)
+
+
+class Loss(nn.Module):
+    """mean(module(x) * c): a scalar of every output element."""
+
+    def __init__(self, net, c):
+        super().__init__()
+        self.net = net
+        self.register_buffer("c", c)
+
+    def forward(self, x):
+        return (self.net(x) * self.c).mean()
+
+
+def check_output_and_grads(net, x):
+    """The module's output, then the parameter gradients of mean(y * c);
+    returns the exported text of the module."""
+    torch.manual_seed(1)
+    text = tt.export(net, (x,))
+    (out,) = trellis.compile(text, "forward")(*tt.parameters(net), x.numpy())
+    close(out, net(x).detach().numpy(), f"{type(net).__name__} forward")
+    check(Loss(net, torch.randn(net(x).shape, dtype=torch.float64)), (x,))
+    return text
+
+
+@pytest.mark.parametrize("make", [lambda: CausalSelfAttention(), lambda: PermuteAttention()],
+                         ids=["view-transpose-masked_fill", "reshape-permute-additive-mask"])
+def test_hand_written_causal_attention_becomes_nn_attention(make):
+    net = make().double()
+    x = torch.randn(3, net.mask.shape[-1], net.proj.in_features if hasattr(net, "proj") else 12,
+                    dtype=torch.float64)
+    text = check_output_and_grads(net, x)
+    assert "nn.attention" in text and "causal = true" in text and f"num_heads = {net.heads}" in text
+    # The op-by-op scores it replaced are gone, and so are the head split
+    # and merge (they cancel against nn.attention's own).
+    assert "batch_matmul" not in text and "nn.softmax" not in text and "linalg.transpose" in text
+    assert text.count("linalg.transpose") == text.count("nn.dense"), text
+
+
+def test_attention_pattern_that_does_not_match_is_imported_op_by_op():
+    """A different scale, or a mask that is not causal: matmuls, the
+    masked_fill as arith.select, the softmax; the same numbers as PyTorch."""
+    x = torch.randn(2, 5, 8, dtype=torch.float64)
+    text = check_output_and_grads(CausalSelfAttention(scale=0.3).double(), x)
+    assert "nn.attention" not in text and "linalg.batch_matmul" in text and "arith.select" in text
+    band = torch.triu(torch.full((4, 4), float("-inf")), 2)  # j > i + 1 masked: not causal
+    text = check_output_and_grads(PermuteAttention(mask=band).double(), torch.randn(2, 4, 12, dtype=torch.float64))
+    assert "nn.attention" not in text and "nn.softmax" in text
+
+
+class Slicing(nn.Module):
+    """Slices, narrow, chunk, split, cat, stack, unsqueeze/squeeze."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 6)
+
+    def forward(self, x):                                  # 4x3x6
+        h = self.fc(x)
+        a, b = h.chunk(2, dim=-1)                          # 4x3x3 each
+        c = torch.cat([h[:, 1:3], x[..., :4][:, :2].sum() * h[:, :2]], 1)   # 4x4x6
+        d = torch.narrow(h, 2, 1, 4)                       # 4x3x4
+        e, f = torch.split(h, [2, 4], dim=2)               # 4x3x2, 4x3x4
+        g = torch.stack([a, b * e[..., :1]], dim=1)        # 4x2x3x3
+        s = h[:, 0] + h[2, None].squeeze(0)[0] + h[:, 2, :].unsqueeze(1)[:, 0]   # 4x6
+        t = torch.cat((h, x), dim=-1)[1:, ::2, 3::4]       # 3x2x3, strides 2 and 4
+        return (c.mean() + (d * a[..., 1:2]).mean() + torch.cat([f, g[:, 1, :, :2]], 2).mean()
+                + (s * s).mean() + (t * t[:, :1]).mean() * 3.0)
+
+
+def test_slicing_and_cat():
+    m = Slicing().double()
+    text = check(m, (torch.randn(4, 3, 6, dtype=torch.float64),))
+    assert "tensor.extract_slice" in text and "tensor.concat" in text
+    # a strided slice keeps its stride
+    assert "[1, 2, 4]" in text
+
+
+class Gather(nn.Module):
+    def forward(self, x):
+        return x[torch.tensor([0, 2])]
+
+
+def test_indexing_with_a_tensor_names_its_line():
+    with pytest.raises(tt.ExportError, match=r"indexing with Tensor \(only ints.* at .*test_torch.py:\d+$"):
+        tt.export(Gather(), (torch.randn(3, 2),))

@@ -12,13 +12,22 @@ Sigmoid, LayerNorm (over the last dimension), Embedding, Dropout, MultiheadAtten
 (to nn.attention; causal when attn_mask is the causal mask), Softmax /
 LogSoftmax (last dimension), CrossEntropyLoss (mean), Flatten, Identity, and
 add, sub, mul, div, relu, gelu, tanh, sigmoid, softmax, log_softmax,
-cross_entropy, mean / sum (of the whole tensor), reshape / view / flatten,
-transpose / permute as functions or methods.
+cross_entropy, mean / sum (of the whole tensor), reshape / view / flatten /
+unsqueeze / squeeze, transpose / permute, matmul / bmm / @, masked_fill (a
+constant mask), slicing (ints, slices, ..., None), narrow, chunk, split,
+cat, stack as functions or methods. Hand-written softmax(q·kᵀ/sqrt(Dh)) · v
+(causally masked or not) becomes nn.attention; near misses go op by op.
+Whatever only numbers, sizes and constant tensors reach is computed by
+PyTorch while exporting.
 Anything else is one ExportError naming it and its source line.
 """
 
+import builtins
+import dis
+import inspect
 import math
 import operator
+import re
 
 import numpy as np
 import torch
@@ -55,6 +64,17 @@ def _where(node):
 class _Tracer(torch.fx.Tracer):
     record_stack_traces = True
 
+    def iter(self, obj):
+        """`a, b = proxy` (`B, L, D = x.shape`, `q, k, v = y.split(d, -1)`):
+        torch 1.13 finds the UNPACK_SEQUENCE by f_lasti // 2, which is not
+        the instruction's index under Python 3.11's inline caches; find it
+        by its offset instead."""
+        frame = inspect.currentframe().f_back.f_back  # Proxy.__iter__'s caller
+        for inst in dis.get_instructions(frame.f_code):
+            if inst.offset == frame.f_lasti and inst.opname == "UNPACK_SEQUENCE":
+                return (obj[i] for i in range(inst.argval))
+        return super().iter(obj)
+
 
 class Exported:
     """An exported module: `text` (MLIR with @forward), `args` (the
@@ -73,19 +93,54 @@ def _last_dim(dim, rank, what, node):
                           "only the last dimension is supported")
 
 
+_NUMPY = {"f32": np.float32, "f64": np.float64, "i32": np.int32}
+# The largest buffer or constant tensor written into the IR as a literal.
+_MAX_CONSTANT = 1 << 16
+
+
 class _Emitter:
     def __init__(self, gm, dtype):
         self.gm, self.b, self.dtype = gm, ir.Builder(dtype), dtype
         self.values = {}
+        # How a value was made from another (a transpose or a reshape), so
+        # that a transpose of a transpose or a reshape of a reshape starts
+        # from the original value instead of stacking ops.
+        self.origin = {}
 
     def const(self, value, shape, dtype):
         r = ir.Value(self.b.fresh("cst"), shape, dtype)
-        lit = repr(float(value)) if dtype.startswith("f") else str(int(value))
+        if dtype.startswith("f"):
+            # A hex literal is exact and also spells inf and nan.
+            lit = '"0x' + np.array([value], _NUMPY[dtype]).tobytes().hex().upper() + '"'
+        else:
+            lit = str(int(value))
+        self.b.emit(f"{r} = arith.constant dense<{lit}> : {r.type}")
+        return r
+
+    def tensor_const(self, t, node):
+        """A buffer or constant tensor as an arith.constant: floats in the
+        model's element type, bools as i1, integers as i32."""
+        if t.numel() > _MAX_CONSTANT:
+            raise ExportError(f"a constant tensor of {t.numel()} elements used by "
+                              f"{node.format_node()} at {_where(node)}: at most {_MAX_CONSTANT}")
+        a = t.detach().cpu().numpy()
+        if a.dtype == np.bool_:
+            r = ir.Value(self.b.fresh("mask"), a.shape, "i1")
+            lit = np.array2string(a, separator=", ", threshold=a.size + 1,
+                                  max_line_width=1 << 30).replace(
+                "True", "true").replace("False", "false") if a.ndim else str(bool(a)).lower()
+        else:
+            dtype = self.dtype if a.dtype.kind == "f" else "i32"
+            r = ir.Value(self.b.fresh("const"), a.shape, dtype)
+            lit = '"0x' + np.ascontiguousarray(a, _NUMPY[dtype]).tobytes().hex().upper() + '"'
         self.b.emit(f"{r} = arith.constant dense<{lit}> : {r.type}")
         return r
 
     def transpose(self, x, perm):
         perm = [p % len(x.shape) for p in perm]
+        how = self.origin.get(x.name)
+        if how is not None and how[0] == "transpose":
+            x, perm = how[1], [how[2][p] for p in perm]
         if perm == list(range(len(x.shape))):
             return x
         shape = tuple(x.shape[p] for p in perm)
@@ -94,6 +149,7 @@ class _Emitter:
         self.b.emit(f"{e} = tensor.empty() : {ir.ty(shape, x.dtype)}")
         self.b.emit(f"{r} = linalg.transpose ins({x} : {x.type}) outs({e} : {r.type}) "
                     f"permutation = [{', '.join(map(str, perm))}]")
+        self.origin[r.name] = ("transpose", x, perm)
         return r
 
     def reshape(self, x, shape):
@@ -102,8 +158,24 @@ class _Emitter:
         if -1 in shape:
             known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
             shape = tuple(n // known if d == -1 else d for d in shape)
+        how = self.origin.get(x.name)
+        if how is not None and how[0] == "reshape":
+            x = how[1]
         if shape == x.shape:
             return x
+        r = self._reshape(x, shape, n)
+        self.origin[r.name] = ("reshape", x)
+        return r
+
+    def _reshape(self, x, shape, n):
+        if not shape or not x.shape:  # to or from a scalar: all other sizes are 1
+            r = ir.Value(self.b.fresh("resh"), shape, x.dtype)
+            if not shape:
+                self.b.emit(f"{r} = tensor.collapse_shape {x} [] : {x.type} into {r.type}")
+            else:
+                self.b.emit(f"{r} = tensor.expand_shape {x} [] output_shape "
+                            f"[{', '.join(map(str, shape))}] : {x.type} into {r.type}")
+            return r
         flat = x
         if len(x.shape) != 1:
             flat = ir.Value(self.b.fresh("flat"), (n,), x.dtype)
@@ -153,6 +225,115 @@ class _Emitter:
             c = self.const(c, (), self.dtype)
         a, c = self.broadcast_to(a, shape, node), self.broadcast_to(c, shape, node)
         return self.b.binary(op, a, c)
+
+    def zeros(self, shape, dtype):
+        e, z, r = self.b.fresh("empty"), self.b.fresh("zero"), ir.Value(self.b.fresh("zeros"), shape, dtype)
+        self.b.emit(f"{z} = arith.constant 0.0 : {dtype}")
+        self.b.emit(f"{e} = tensor.empty() : {r.type}")
+        self.b.emit(f"{r} = linalg.fill ins({z} : {dtype}) outs({e} : {r.type}) -> {r.type}")
+        return r
+
+    def matmul(self, a, c, node):
+        """torch.matmul of operands of rank >= 2: linalg.matmul when the
+        right one is a matrix (the left one's leading dimensions collapsed
+        into its rows), else linalg.batch_matmul over the broadcast batch."""
+        where = _where(node)
+        if len(a.shape) < 2 or len(c.shape) < 2:
+            raise ExportError(f"matmul of a rank-{len(a.shape)} and a rank-{len(c.shape)} tensor "
+                              f"at {where}: both operands need rank 2 or more")
+        if a.shape[-1] != c.shape[-2]:
+            raise ExportError(f"matmul of {a.type} and {c.type} at {where}: inner sizes differ")
+        shape = _meta_shape(node)
+        m, k, n = a.shape[-2], a.shape[-1], c.shape[-1]
+        if len(c.shape) == 2:
+            rows = int(np.prod(a.shape[:-1], dtype=np.int64))
+            a2 = self.reshape(a, (rows, k))
+            r = ir.Value(self.b.fresh("mm"), (rows, n), a.dtype)
+            self.b.emit(f"{r} = linalg.matmul ins({a2}, {c} : {a2.type}, {c.type}) "
+                        f"outs({self.zeros(r.shape, a.dtype)} : {r.type}) -> {r.type}")
+            return self.reshape(r, shape)
+        batch = tuple(shape[:-2])
+        nb = int(np.prod(batch, dtype=np.int64))
+        a3 = self.reshape(self.broadcast_to(a, batch + (m, k), node), (nb, m, k))
+        c3 = self.reshape(self.broadcast_to(c, batch + (k, n), node), (nb, k, n))
+        r = ir.Value(self.b.fresh("bmm"), (nb, m, n), a.dtype)
+        self.b.emit(f"{r} = linalg.batch_matmul ins({a3}, {c3} : {a3.type}, {c3.type}) "
+                    f"outs({self.zeros(r.shape, a.dtype)} : {r.type}) -> {r.type}")
+        return self.reshape(r, shape)
+
+    def masked_fill(self, x, mask, value, node):
+        """x.masked_fill(mask, value) with a constant mask: arith.select."""
+        if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool:
+            raise ExportError(f"masked_fill at {_where(node)}: the mask must be a constant bool "
+                              "tensor (a buffer, or computed from constants)")
+        if not isinstance(value, (int, float)):
+            raise ExportError(f"masked_fill at {_where(node)}: the value must be a number")
+        m = self.broadcast_to(self.tensor_const(mask, node), x.shape, node)
+        fill = self.broadcast_to(self.const(value, (), x.dtype), x.shape, node)
+        r = ir.Value(self.b.fresh("fill"), x.shape, x.dtype)
+        self.b.emit(f"{r} = arith.select {m}, {fill}, {x} : {m.type}, {x.type}")
+        return r
+
+    def extract_slice(self, x, offsets, sizes, strides):
+        if list(sizes) == list(x.shape):
+            return x
+        r = ir.Value(self.b.fresh("slice"), sizes, x.dtype)
+        j = lambda xs: ", ".join(map(str, xs))
+        self.b.emit(f"{r} = tensor.extract_slice {x}[{j(offsets)}] [{j(sizes)}] [{j(strides)}] "
+                    f": {x.type} to {r.type}")
+        return r
+
+    def narrow(self, x, dim, start, length):
+        dim %= len(x.shape)
+        offsets, sizes = [0] * len(x.shape), list(x.shape)
+        offsets[dim], sizes[dim] = start, length
+        return self.extract_slice(x, offsets, sizes, [1] * len(x.shape))
+
+    def index(self, x, index, node):
+        """x[index] for ints, slices (with steps), Ellipsis and None:
+        tensor.extract_slice, then a reshape that drops the int dimensions
+        and adds the None ones."""
+        where = _where(node)
+        items = list(index) if isinstance(index, tuple) else [index]
+        for it in items:
+            if not (it is None or it is Ellipsis or isinstance(it, (int, slice))) or isinstance(it, bool):
+                raise ExportError(f"indexing with {type(it).__name__} (only ints, slices, ... "
+                                  f"and None are supported) at {where}")
+        if items.count(Ellipsis) > 1:
+            raise ExportError(f"an index with two ... at {where}")
+        used = sum(1 for it in items if it is not None and it is not Ellipsis)
+        if used > len(x.shape):
+            raise ExportError(f"too many indices for a rank-{len(x.shape)} tensor at {where}")
+        if Ellipsis not in items:
+            items.append(Ellipsis)
+        i = items.index(Ellipsis)
+        items[i:i + 1] = [slice(None)] * (len(x.shape) - used)
+        offsets, sizes, strides, d = [], [], [], 0
+        for it in items:
+            if it is None:
+                continue
+            n = x.shape[d]
+            if isinstance(it, slice):
+                start, stop, step = it.indices(n)
+                size = len(range(start, stop, step))
+                if size == 0:
+                    raise ExportError(f"an empty slice at {where}")
+            else:
+                if not -n <= it < n:
+                    raise ExportError(f"index {it} out of range for size {n} at {where}")
+                start, size, step = it % n, 1, 1
+            offsets.append(start), sizes.append(size), strides.append(step)
+            d += 1
+        return self.reshape(self.extract_slice(x, offsets, sizes, strides), _meta_shape(node))
+
+    def concat(self, xs, dim, shape):
+        if len(xs) == 1:
+            return xs[0]
+        dim %= len(shape)
+        r = ir.Value(self.b.fresh("cat"), shape, xs[0].dtype)
+        self.b.emit(f"{r} = tensor.concat dim({dim}) {', '.join(map(str, xs))} : "
+                    f"({', '.join(x.type for x in xs)}) -> {r.type}")
+        return r
 
     def sigmoid(self, x):
         # 1 / (1 + e^-x) as (1 + tanh(x / 2)) / 2: no nn.sigmoid yet.
@@ -223,6 +404,141 @@ def _multihead_attention(em, mod, node, args, kwargs, p, gm):
     return (out, None)
 
 
+def _is_matmul(n):
+    return isinstance(n, torch.fx.Node) and (
+        (n.op == "call_function" and n.target in (operator.matmul, torch.matmul, torch.bmm))
+        or (n.op == "call_method" and n.target in ("matmul", "bmm")))
+
+
+def _softmax_dim(n, gm):
+    """The dim of a softmax node (function, method or nn.Softmax), else None."""
+    if n.op == "call_module":
+        mod = gm.get_submodule(n.target)
+        return mod.dim if type(mod) is nn.Softmax else None
+    if (n.op == "call_function" and n.target in (F.softmax, torch.softmax)) or (
+            n.op == "call_method" and n.target == "softmax"):
+        return n.kwargs.get("dim", n.args[1] if len(n.args) > 1 else None)
+    return None
+
+
+def _is_identity(n, gm):
+    """contiguous(), or a Dropout that is off (eval mode or p = 0)."""
+    if n.op == "call_method" and n.target == "contiguous":
+        return True
+    if n.op == "call_module":
+        mod = gm.get_submodule(n.target)
+        return isinstance(mod, nn.Dropout) and (not mod.training or mod.p == 0)
+    return False
+
+
+def _score_step(n, val):
+    """One op between q·kᵀ and the softmax: ("scale", c) for a product with
+    the number c (a division by c is the product with 1/c), ("mask", m) for
+    masked_fill(m, -inf) with a constant bool m or the sum with a constant
+    float m; with the node of the scores it applies to. Else None."""
+    t = n.target
+    f = n.op == "call_function"
+    m = n.op == "call_method"
+    a = list(n.args)
+    num = lambda x: isinstance(x, (int, float)) and not isinstance(x, bool)
+    node_arg = lambda x: isinstance(x, torch.fx.Node) and isinstance(val(x), ir.Value)
+    if len(a) != 2 and not (m and t == "masked_fill") and not (f and t is torch.masked_fill):
+        return None
+    if (f and t in (operator.mul, torch.mul)) or (m and t == "mul"):
+        for x, c in ((a[0], a[1]), (a[1], a[0])):
+            if node_arg(x) and num(val(c)):
+                return "scale", float(val(c)), x
+    if (f and t in (operator.truediv, torch.div)) or (m and t == "div"):
+        if node_arg(a[0]) and num(val(a[1])) and val(a[1]) != 0:
+            return "scale", 1.0 / float(val(a[1])), a[0]
+    if (f and t in (operator.add, torch.add)) or (m and t == "add"):
+        for x, c in ((a[0], a[1]), (a[1], a[0])):
+            mask = val(c)
+            if node_arg(x) and isinstance(mask, torch.Tensor) and mask.is_floating_point():
+                return "mask", mask, x
+    if ((m and t == "masked_fill") or (f and t is torch.masked_fill)) and len(a) == 3:
+        mask, value = val(a[1]), val(a[2])
+        if (node_arg(a[0]) and isinstance(mask, torch.Tensor) and mask.dtype == torch.bool
+                and num(value) and math.isinf(value) and value < 0):
+            return "mask", mask, a[0]
+    return None
+
+
+def _attention(em, node, val, gm):
+    """nn.attention for the `node` P·V of softmax(Q·Kᵀ · 1/sqrt(Dh)
+    [masked causally]) · V over BxHxLxDh (or BxLxDh: one head), or None
+    when the graph is not exactly that. Q, K and V go back to BxLxD
+    (heads side by side, as nn.attention splits D) and the result to
+    BxHxLxDh; the transposes and reshapes that cancel the module's own
+    head split and merge fold away, and the op-by-op scores become dead."""
+    if not _is_matmul(node) or len(node.args) != 2 or node.kwargs:
+        return None
+    p, vnode = node.args
+    while isinstance(p, torch.fx.Node) and len(p.users) == 1 and _is_identity(p, gm):
+        p = p.args[0]
+    if not isinstance(p, torch.fx.Node) or len(p.users) != 1 or _softmax_dim(p, gm) is None:
+        return None
+    scores = p.args[0] if p.op != "call_module" else p.args[0]
+    scale, mask = [], []
+    s = scores
+    while isinstance(s, torch.fx.Node) and len(s.users) == 1 and not _is_matmul(s):
+        step = _score_step(s, val)
+        if step is None:
+            return None
+        (scale if step[0] == "scale" else mask).append(step[1])
+        s = step[2]
+    if not _is_matmul(s) or len(s.users) != 1 or len(scale) != 1 or len(mask) > 1:
+        return None
+    q, kt, v = (val(x) if isinstance(x, torch.fx.Node) else None for x in (*s.args, vnode))
+    if not all(isinstance(x, ir.Value) for x in (q, kt, v)) or len(s.args) != 2:
+        return None
+    r = len(q.shape)
+    if r not in (3, 4) or len(kt.shape) != r or len(v.shape) != r:
+        return None
+    batch, (lq, dh), lk = q.shape[:-2], q.shape[-2:], kt.shape[-1]
+    if kt.shape != batch + (dh, lk) or v.shape != batch + (lk, dh):
+        return None
+    if _softmax_dim(p, gm) not in (-1, r - 1):
+        return None
+    if abs(scale[0] * math.sqrt(dh) - 1.0) > 1e-12:
+        return None  # another scale: the op-by-op import keeps it
+    causal = False
+    if mask:
+        m = mask[0]
+        while m.dim() > 2 and m.shape[0] == 1:
+            m = m[0]
+        if lq != lk or not _is_causal_mask(m, lq):
+            return None
+        causal = True
+    heads = q.shape[1] if r == 4 else 1
+
+    def to_bld(x):
+        if r == 3:
+            return x
+        return em.reshape(em.transpose(x, [0, 2, 1, 3]), (x.shape[0], x.shape[2], heads * dh))
+
+    k = em.transpose(kt, list(range(r - 2)) + [r - 1, r - 2])
+    out = em.b.attention(to_bld(q), to_bld(k), to_bld(v), heads, causal)
+    if r == 3:
+        return out
+    return em.transpose(em.reshape(out, (q.shape[0], lq, heads, dh)), [0, 2, 1, 3])
+
+
+def _dead_code_removed(lines, outputs):
+    """The lines whose results reach `outputs` (the importer's lines each
+    define one value): the op-by-op scores an nn.attention replaced go."""
+    defs = [re.match(r"\s*(%[A-Za-z_][\w]*) = ", l) for l in lines]
+    if not all(defs):
+        return lines
+    live = {o.name for o in outputs}
+    keep = []
+    for line, d in zip(reversed(lines), reversed(defs)):
+        if d.group(1) in live:
+            keep.append(line)
+            live.update(re.findall(r"%[A-Za-z_][\w]*", line[d.end():]))
+    return keep[::-1]
+
+
 def _meta_shape(node):
     meta = node.meta.get("tensor_meta")
     if meta is None or not hasattr(meta, "shape"):
@@ -269,11 +585,29 @@ def trace(module, example_args):
         return a
 
     def value(a, node):
-        """An operand that must be an IR value (not a buffer)."""
+        """An operand as an IR value: a buffer or constant tensor becomes an
+        arith.constant (numbers stay numbers)."""
         if isinstance(a, torch.Tensor):
-            raise ExportError(f"a tensor attribute (buffer or constant) used by {node.format_node()} "
-                              f"at {_where(node)}: only parameters are exported")
+            return em.tensor_const(a, node)
         return a
+
+    def has_value(a):
+        if isinstance(a, ir.Value):
+            return True
+        if isinstance(a, (tuple, list)):
+            return any(has_value(x) for x in a)
+        if isinstance(a, dict):
+            return any(has_value(x) for x in a.values())
+        return False
+
+    def name_of(node):
+        t = node.target
+        if isinstance(t, str):
+            return t
+        return f"{getattr(t, '__module__', None) or 'torch'}.{getattr(t, '__name__', t)}"
+
+    def dim_arg(args, kw, i, default=None):
+        return kw.get("dim", args[i] if len(args) > i else default)
 
     for node in gm.graph.nodes:
         where = _where(node)
@@ -350,9 +684,73 @@ def trace(module, example_args):
                                   f"{type(mod).__name__}) at {where}")
         elif node.op in ("call_function", "call_method"):
             t = node.target
-            args = [arg(a) for a in node.args]
-            kw = {k: arg(a) for k, a in node.kwargs.items()}
-            if node.op == "call_function" and t in _BINARY:
+            args = [torch.fx.node.map_arg(a, arg) for a in node.args]
+            kw = {k: torch.fx.node.map_arg(a, arg) for k, a in node.kwargs.items()}
+            kind = "method" if node.op == "call_method" else "function"
+            if t in ("size", "dim") or (t is builtins.getattr and args[1] in ("shape", "device", "dtype")):
+                x = args[0]
+                if not isinstance(x, ir.Value):
+                    pass  # a constant: folded below
+                elif t == "dim":
+                    v[node] = len(x.shape)
+                    continue
+                elif t == "size":
+                    v[node] = torch.Size(x.shape) if len(args) == 1 and not kw else x.shape[dim_arg(args, kw, 1)]
+                    continue
+                else:
+                    v[node] = {"shape": torch.Size(x.shape), "device": torch.device("cpu"),
+                               "dtype": fdt if x.dtype.startswith("f") else torch.int64}[args[1]]
+                    continue
+            if not has_value(args) and not has_value(kw):
+                # No traced value reaches it: sizes, masks, constants. PyTorch
+                # computes it now, and it stays a number or a constant tensor.
+                try:
+                    v[node] = (t(*args, **kw) if node.op == "call_function"
+                               else getattr(args[0], t)(*args[1:], **kw))
+                except Exception as e:
+                    raise ExportError(f"{kind} {name_of(node)} on constants at {where}: {e}") from None
+                continue
+            att = _attention(em, node, arg, gm) if _is_matmul(node) else None
+            if att is not None:
+                v[node] = att
+            elif _is_matmul(node):
+                v[node] = em.matmul(value(args[0], node), value(args[1], node), node)
+            elif t in ("masked_fill", torch.masked_fill):
+                v[node] = em.masked_fill(args[0], args[1], args[2], node)
+            elif t is operator.getitem and isinstance(args[0], ir.Value):
+                v[node] = em.index(args[0], args[1], node)
+            elif t in (torch.narrow, "narrow"):
+                x = args[0]
+                d, start, length = (dim_arg(args, kw, 1), kw.get("start", args[2] if len(args) > 2 else None),
+                                    kw.get("length", args[3] if len(args) > 3 else None))
+                v[node] = em.narrow(x, d, start % x.shape[d], length)
+            elif t in (torch.chunk, "chunk", torch.split, "split"):
+                x = args[0]
+                d = dim_arg(args, kw, 2, 0) % len(x.shape)
+                n = x.shape[d]
+                if t in (torch.chunk, "chunk"):
+                    k = kw.get("chunks", args[1] if len(args) > 1 else None)
+                    step = -(-n // k)
+                    sizes = [min(step, n - i) for i in range(0, n, step)]
+                else:
+                    ss = kw.get("split_size_or_sections", kw.get("split_size", args[1] if len(args) > 1 else None))
+                    sizes = list(ss) if isinstance(ss, (list, tuple)) else [min(ss, n - i) for i in range(0, n, ss)]
+                if sum(sizes) != n:
+                    raise ExportError(f"{name_of(node)} into {sizes} of a size-{n} dimension at {where}")
+                starts = np.cumsum([0] + sizes[:-1])
+                v[node] = tuple(em.narrow(x, d, int(o), z) for o, z in zip(starts, sizes))
+            elif t in (torch.cat, torch.concat, torch.stack):
+                xs = kw.get("tensors", args[0])
+                d = dim_arg(args, kw, 1, 0)
+                xs = [value(x, node) for x in xs]
+                shape = _meta_shape(node)
+                if t is torch.stack:
+                    d %= len(shape)
+                    xs = [em.reshape(x, x.shape[:d] + (1,) + x.shape[d:]) for x in xs]
+                v[node] = em.concat(xs, d, shape)
+            elif t in (torch.unsqueeze, "unsqueeze", torch.squeeze, "squeeze"):
+                v[node] = em.reshape(args[0], _meta_shape(node))
+            elif node.op == "call_function" and t in _BINARY:
                 v[node] = em.binary(_BINARY[t], value(args[0], node), value(args[1], node), node)
             elif node.op == "call_method" and t in _METHOD_BINARY:
                 v[node] = em.binary(_METHOD_BINARY[t], value(args[0], node), value(args[1], node), node)
@@ -405,10 +803,7 @@ def trace(module, example_args):
             elif t == "contiguous":
                 v[node] = args[0]
             else:
-                name = t if isinstance(t, str) else (
-                    f"{getattr(t, '__module__', None) or 'torch'}.{getattr(t, '__name__', t)}")
-                kind = "method" if node.op == "call_method" else "function"
-                raise ExportError(f"unsupported {kind} {name} at {where}")
+                raise ExportError(f"unsupported {kind} {name_of(node)} at {where}")
         elif node.op == "output":
             out = node.args[0]
             outs = list(out) if isinstance(out, (tuple, list)) else [out]
@@ -416,7 +811,7 @@ def trace(module, example_args):
             if not all(isinstance(o, ir.Value) for o in outputs):
                 raise ExportError("the module's outputs must be tensors")
     args = param_values + inputs + ([rng] if rng is not None else [])
-    text = ir.function("forward", args, outputs, b.lines)
+    text = ir.function("forward", args, outputs, _dead_code_removed(b.lines, outputs))
     return Exported(text, args, [n for n, _ in params], len(inputs), outputs, rng)
 
 
