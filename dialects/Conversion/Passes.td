@@ -269,7 +269,17 @@ def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "mlir::ModuleOp"> {
            [{::trellis::gemmLibraryValues()}]>,
     Option<"sgemmLarge", "sgemm-large", "::trellis::GemmLibrary",
            /*default=*/"::trellis::GemmLibrary::Cblas",
-           "Library of the larger f32 GEMMs (default: sgemm)",
+           "Library of the larger f32 GEMMs but the thin and short ones "
+           "(default: sgemm)",
+           [{::trellis::gemmLibraryValues()}]>,
+    Option<"sgemmThin", "sgemm-thin", "::trellis::GemmLibrary",
+           /*default=*/"::trellis::GemmLibrary::Cblas",
+           "Library of the larger f32 GEMMs with K at most 128 (default: sgemm)",
+           [{::trellis::gemmLibraryValues()}]>,
+    Option<"sgemmShort", "sgemm-short", "::trellis::GemmLibrary",
+           /*default=*/"::trellis::GemmLibrary::Cblas",
+           "Library of the larger f32 GEMMs with M at most 128, not thin "
+           "(default: sgemm)",
            [{::trellis::gemmLibraryValues()}]>,
     Option<"parallelBatches", "parallel-batches", "bool", /*default=*/"false",
            "Share the batch of small and medium oneDNN GEMMs among OpenMP "

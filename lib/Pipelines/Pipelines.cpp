@@ -103,6 +103,8 @@ void trellis::buildLowerToLLVMPipeline(OpPassManager &pm,
   linalgToBlas.sgemmSmall = options.sgemm.small;
   linalgToBlas.sgemmMedium = options.sgemm.medium;
   linalgToBlas.sgemmLarge = options.sgemm.large;
+  linalgToBlas.sgemmThin = options.sgemm.thin;
+  linalgToBlas.sgemmShort = options.sgemm.shortRows;
   linalgToBlas.parallelBatches = options.parallelLoops;
   pm.addPass(createConvertLinalgToBlas(linalgToBlas));
   // One op is one piece of work here: the place to time them.
@@ -176,7 +178,18 @@ struct LowerToLLVMPipelineOptions
       trellis::gemmLibraryValues()};
   Option<trellis::GemmLibrary> sgemmLarge{
       *this, "sgemm-large",
-      llvm::cl::desc("Library of the larger f32 GEMMs (default: sgemm)"),
+      llvm::cl::desc("Library of the larger f32 GEMMs but the thin and "
+                     "short ones (default: sgemm)"),
+      trellis::gemmLibraryValues()};
+  Option<trellis::GemmLibrary> sgemmThin{
+      *this, "sgemm-thin",
+      llvm::cl::desc("Library of the larger f32 GEMMs with K at most 128 "
+                     "(default: sgemm)"),
+      trellis::gemmLibraryValues()};
+  Option<trellis::GemmLibrary> sgemmShort{
+      *this, "sgemm-short",
+      llvm::cl::desc("Library of the larger f32 GEMMs with M at most 128, "
+                     "not thin (default: sgemm)"),
       trellis::gemmLibraryValues()};
 
   trellis::CompileOptions toCompileOptions() const {
@@ -188,7 +201,8 @@ struct LowerToLLVMPipelineOptions
                                : trellis::GemmLibrary(sgemm);
     };
     options.sgemm = {orDefault(sgemmSmall), orDefault(sgemmMedium),
-                     orDefault(sgemmLarge)};
+                     orDefault(sgemmLarge), orDefault(sgemmThin),
+                     orDefault(sgemmShort)};
     options.profile = profile;
     options.parallelLoops = parallelLoops;
     return options;

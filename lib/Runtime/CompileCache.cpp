@@ -197,10 +197,13 @@ static void hashOptions(HashStream &os, const CompileOptions &options) {
     os.field("gradientReduction.ranks", ranks);
   }
   // The choice itself (the JIT has replaced a measured one by the host's).
-  const auto &[sgemmSmall, sgemmMedium, sgemmLarge] = sgemm;
+  const auto &[sgemmSmall, sgemmMedium, sgemmLarge, sgemmThin, sgemmShort] =
+      sgemm;
   os.field("sgemm.small", static_cast<int64_t>(sgemmSmall));
   os.field("sgemm.medium", static_cast<int64_t>(sgemmMedium));
   os.field("sgemm.large", static_cast<int64_t>(sgemmLarge));
+  os.field("sgemm.thin", static_cast<int64_t>(sgemmThin));
+  os.field("sgemm.short", static_cast<int64_t>(sgemmShort));
   (void)measureGemmLibraries;
   (void)tuningDir;
   (void)gemmKernelVariables;

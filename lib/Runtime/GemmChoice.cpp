@@ -29,7 +29,7 @@ using namespace trellis::runtime;
 
 /// The layout of a choice file and what its name covers; bump it whenever
 /// either changes.
-static constexpr int64_t kChoiceFormat = 1;
+static constexpr int64_t kChoiceFormat = 2; // 2: the thin and short classes
 
 namespace {
 // The two entry points, as the libraries declare them (dnnl.h, cblas.h).
@@ -40,7 +40,7 @@ using CblasSgemm = void (*)(int, int, int, int, int, int, float, const float *,
                             int, const float *, int, float, float *, int);
 using SetThreads = void (*)(int);
 using GetThreads = int (*)();
-constexpr int kCblasRowMajor = 101, kCblasNoTrans = 111;
+constexpr int kCblasRowMajor = 101, kCblasNoTrans = 111, kCblasTrans = 112;
 
 /// Runs the rest of the process's OpenMP and OpenBLAS work on one thread
 /// until destroyed (what the measurement compares is one core's speed).
@@ -112,7 +112,8 @@ void trellis::runtime::judgeGemmRates(GemmMeasurement &measurement) {
     return useCblas ? GemmLibrary::Cblas : GemmLibrary::Dnnl;
   };
   measurement.choice = {choose(GemmClass::Small), choose(GemmClass::Medium),
-                        choose(GemmClass::Large)};
+                        choose(GemmClass::Large), choose(GemmClass::Thin),
+                        choose(GemmClass::Short)};
 }
 
 llvm::Expected<GemmMeasurement>
@@ -146,18 +147,23 @@ trellis::runtime::measureGemmLibraries(const CompileOptions &options) {
   OneThread oneThread;
   for (unsigned c = 0; c < kNumGemmClasses; ++c) {
     auto [m, n, k] = kGemmClassShapes[c];
+    // A thin GEMM is measured as a weight gradient reads it: A = Xᵀ, X
+    // stored K×M.
+    bool transA = static_cast<GemmClass>(c) == GemmClass::Thin;
+    int64_t lda = transA ? m : k;
     std::vector<float> a(m * k, 0.5f), b(k * n, 0.25f), out(m * n, 0.0f);
     if (cblas)
       result.gflops[static_cast<unsigned>(GemmLibrary::Cblas)][c] =
           measureRate(kGemmClassShapes[c], [&] {
-            cblas(kCblasRowMajor, kCblasNoTrans, kCblasNoTrans, m, n, k, 1.0f,
-                  a.data(), k, b.data(), n, 0.0f, out.data(), n);
+            cblas(kCblasRowMajor, transA ? kCblasTrans : kCblasNoTrans,
+                  kCblasNoTrans, m, n, k, 1.0f, a.data(), lda, b.data(), n,
+                  0.0f, out.data(), n);
           });
     if (dnnl)
       result.gflops[static_cast<unsigned>(GemmLibrary::Dnnl)][c] =
           measureRate(kGemmClassShapes[c], [&] {
-            dnnl('N', 'N', m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f,
-                 out.data(), n);
+            dnnl(transA ? 'T' : 'N', 'N', m, n, k, 1.0f, a.data(), lda,
+                 b.data(), n, 0.0f, out.data(), n);
           });
   }
   judgeGemmRates(result);
@@ -231,9 +237,12 @@ static std::optional<GemmChoice> readChoice(const std::string &path) {
   std::optional<GemmLibrary> small = parseLibrary(choice->getString("small"));
   std::optional<GemmLibrary> medium = parseLibrary(choice->getString("medium"));
   std::optional<GemmLibrary> large = parseLibrary(choice->getString("large"));
-  if (!small || !medium || !large)
+  std::optional<GemmLibrary> thin = parseLibrary(choice->getString("thin"));
+  std::optional<GemmLibrary> shortRows =
+      parseLibrary(choice->getString("short"));
+  if (!small || !medium || !large || !thin || !shortRows)
     return std::nullopt;
-  return GemmChoice{*small, *medium, *large};
+  return GemmChoice{*small, *medium, *large, *thin, *shortRows};
 }
 
 /// Writes `measurement` to `path` (writeFile: a temporary file renamed over
@@ -263,7 +272,8 @@ static bool writeChoice(const std::string &path,
       });
       json.attributeObject("choice", [&] {
         for (GemmClass c :
-             {GemmClass::Small, GemmClass::Medium, GemmClass::Large})
+             {GemmClass::Small, GemmClass::Medium, GemmClass::Large,
+              GemmClass::Thin, GemmClass::Short})
           json.attribute(stringifyGemmClass(c),
                          stringifyLibrary(measurement.choice.get(c)));
       });

@@ -38,7 +38,11 @@ struct GemmMeasurement {
 
 /// The shape (M, N, K) each class is measured on.
 inline constexpr std::array<std::array<int64_t, 3>, kNumGemmClasses>
-    kGemmClassShapes = {{{64, 64, 32}, {256, 128, 128}, {512, 512, 512}}};
+    kGemmClassShapes = {{{64, 64, 32},
+                         {256, 128, 128},
+                         {512, 512, 512},
+                         {1024, 1024, 64},
+                         {64, 1024, 1024}}};
 
 /// A class goes to the CBLAS only if it is this much faster than oneDNN
 /// (noise does not flip the choice between two close libraries).

@@ -19,8 +19,8 @@ using trellis::runtime::GemmMeasurement;
 using trellis::runtime::judgeGemmRates;
 
 namespace {
-/// Rates {small, medium, large} of the CBLAS and of oneDNN.
-GemmMeasurement rates(std::array<double, 3> cblas, std::array<double, 3> dnnl) {
+/// Rates {small, medium, large, thin, short} of the CBLAS and of oneDNN.
+GemmMeasurement rates(std::array<double, 5> cblas, std::array<double, 5> dnnl) {
   GemmMeasurement m;
   m.gflops[static_cast<unsigned>(GemmLibrary::Cblas)] = cblas;
   m.gflops[static_cast<unsigned>(GemmLibrary::Dnnl)] = dnnl;
@@ -33,38 +33,40 @@ constexpr auto Dnnl = GemmLibrary::Dnnl;
 } // namespace
 
 TEST(GemmChoice, FasterLibraryTakesEachClass) {
-  GemmMeasurement m = rates({100, 90, 92}, {78, 111, 105});
-  EXPECT_EQ(m.choice, (GemmChoice{Cblas, Dnnl, Dnnl}));
+  GemmMeasurement m = rates({100, 90, 92, 70, 60}, {78, 111, 105, 90, 35});
+  EXPECT_EQ(m.choice, (GemmChoice{Cblas, Dnnl, Dnnl, Dnnl, Cblas}));
   EXPECT_FALSE(m.sick[0]);
   EXPECT_FALSE(m.sick[1]);
 }
 
 TEST(GemmChoice, CblasNeedsTheMargin) {
   // 5 % faster is noise: oneDNN keeps the class; 20 % is not.
-  EXPECT_EQ(rates({105, 120, 100}, {100, 100, 100}).choice,
-            (GemmChoice{Dnnl, Cblas, Dnnl}));
+  EXPECT_EQ(rates({105, 120, 100, 130, 105}, {100, 100, 100, 100, 100}).choice,
+            (GemmChoice{Dnnl, Cblas, Dnnl, Cblas, Dnnl}));
 }
 
 TEST(GemmChoice, SickCblasTakesNothing) {
   // Debian's OpenBLAS on a CPU it does not know: fast on tiny shapes, under
   // half oneDNN's rate on large ones.
-  GemmMeasurement m = rates({120, 40, 45}, {80, 110, 130});
+  GemmMeasurement m = rates({120, 40, 45, 40, 200}, {80, 110, 130, 120, 90});
   EXPECT_TRUE(m.sick[static_cast<unsigned>(Cblas)]);
   EXPECT_FALSE(m.sick[static_cast<unsigned>(Dnnl)]);
   EXPECT_EQ(m.choice, GemmChoice::all(Dnnl));
 }
 
 TEST(GemmChoice, SickDnnlTakesNothing) {
-  GemmMeasurement m = rates({50, 90, 100}, {120, 60, 40});
+  GemmMeasurement m = rates({50, 90, 100, 90, 80}, {120, 60, 40, 50, 200});
   EXPECT_TRUE(m.sick[static_cast<unsigned>(Dnnl)]);
   EXPECT_EQ(m.choice, GemmChoice::all(Cblas));
 }
 
 TEST(GemmChoice, MissingLibraryIsNeverChosen) {
-  EXPECT_EQ(rates({0, 0, 0}, {80, 100, 120}).choice, GemmChoice::all(Dnnl));
-  EXPECT_EQ(rates({80, 100, 120}, {0, 0, 0}).choice, GemmChoice::all(Cblas));
+  EXPECT_EQ(rates({0, 0, 0, 0, 0}, {80, 100, 120, 110, 90}).choice,
+            GemmChoice::all(Dnnl));
+  EXPECT_EQ(rates({80, 100, 120, 110, 90}, {0, 0, 0, 0, 0}).choice,
+            GemmChoice::all(Cblas));
   // Neither measured: the default, nothing sick.
-  GemmMeasurement none = rates({0, 0, 0}, {0, 0, 0});
+  GemmMeasurement none = rates({0, 0, 0, 0, 0}, {0, 0, 0, 0, 0});
   EXPECT_EQ(none.choice, GemmChoice::all(Dnnl));
   EXPECT_FALSE(none.sick[0] || none.sick[1]);
 }
@@ -75,12 +77,24 @@ TEST(GemmChoice, ClassBoundaries) {
   EXPECT_EQ(classifyGemm(64, 64, 64), GemmClass::Medium);
   EXPECT_EQ(classifyGemm(256, 256, 255), GemmClass::Medium);
   EXPECT_EQ(classifyGemm(256, 256, 256), GemmClass::Large);
+  // Large with K <= 128: thin (a weight gradient over a batch of 64).
+  EXPECT_EQ(classifyGemm(1024, 1024, 64), GemmClass::Thin);
+  EXPECT_EQ(classifyGemm(2048, 2048, 128), GemmClass::Thin);
+  EXPECT_EQ(classifyGemm(1024, 1024, 129), GemmClass::Large);
+  // Large, not thin, with M <= 128: short (a layer over a batch of 64).
+  EXPECT_EQ(classifyGemm(64, 1024, 1024), GemmClass::Short);
+  EXPECT_EQ(classifyGemm(128, 2048, 2048), GemmClass::Short);
+  EXPECT_EQ(classifyGemm(129, 1024, 1024), GemmClass::Large);
+  EXPECT_EQ(classifyGemm(64, 1024, 64), GemmClass::Medium);
+  EXPECT_EQ(classifyGemm(64, 64, 64), GemmClass::Medium);
   EXPECT_EQ(classifyGemm(1, 1, 1), GemmClass::Small);
   // BLAS-size extremes: no overflow of M·N·K.
   const int64_t big = int64_t(1) << 31;
   EXPECT_EQ(classifyGemm(big, big, big), GemmClass::Large);
-  EXPECT_EQ(classifyGemm(big, 1, 1), GemmClass::Large);
-  EXPECT_EQ(classifyGemm(1, 1, big), GemmClass::Large);
+  EXPECT_EQ(classifyGemm(1, big, big), GemmClass::Short);
+  EXPECT_EQ(classifyGemm(big, 1, 1), GemmClass::Thin);
+  EXPECT_EQ(classifyGemm(1, 1, big), GemmClass::Short);
+  EXPECT_EQ(classifyGemm(big, big, 129), GemmClass::Large);
   // Each measured shape is in its own class.
   for (unsigned c = 0; c < trellis::kNumGemmClasses; ++c) {
     auto [m, n, k] = trellis::runtime::kGemmClassShapes[c];

@@ -389,7 +389,8 @@ struct ConvertLinalgToBlasPass
       return option.hasValue() ? GemmLibrary(option) : GemmLibrary(sgemm);
     };
     trellis::GemmChoice choice{orDefault(sgemmSmall), orDefault(sgemmMedium),
-                               orDefault(sgemmLarge)};
+                               orDefault(sgemmLarge), orDefault(sgemmThin),
+                               orDefault(sgemmShort)};
     for (auto &[op, plan] : gemms) {
       // oneDNN has no f64 GEMM: f64 always goes to CBLAS.
       GemmLibrary library =
@@ -406,10 +407,12 @@ struct ConvertLinalgToBlasPass
       OpBuilder b(op);
       linalg::FillOp fill = findZeroFillOf(op, op.getDpsInits()[0]);
       // Batch entries write disjoint parts of C unless a C batch stride is
-      // 0; a large GEMM keeps the library's own threads.
+      // 0; a large (thin, short) GEMM keeps the library's own threads.
+      trellis::GemmClass gemmClass =
+          trellis::classifyGemm(plan.m, plan.n, plan.k);
       bool parallelBatch = parallelBatches && library == GemmLibrary::Dnnl &&
-                           trellis::classifyGemm(plan.m, plan.n, plan.k) !=
-                               trellis::GemmClass::Large &&
+                           (gemmClass == trellis::GemmClass::Small ||
+                            gemmClass == trellis::GemmClass::Medium) &&
                            batchEntries(plan) >= 2 &&
                            !llvm::is_contained(plan.batchStrides[2], 0);
       emitGemm(b, op, plan, library, *callee, /*overwrite=*/fill != nullptr,
@@ -431,6 +434,10 @@ llvm::StringRef trellis::stringifyGemmClass(GemmClass gemmClass) {
     return "medium";
   case GemmClass::Large:
     return "large";
+  case GemmClass::Thin:
+    return "thin";
+  case GemmClass::Short:
+    return "short";
   }
   llvm_unreachable("unknown GEMM class");
 }

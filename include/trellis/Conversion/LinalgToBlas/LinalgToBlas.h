@@ -30,21 +30,33 @@ inline llvm::cl::ValuesClass gemmLibraryValues() {
       clEnumValN(GemmLibrary::Dnnl, "dnnl", "oneDNN's row-major dnnl_sgemm"));
 }
 
-/// The size classes of f32 GEMMs, by their volume M·N·K: each has a library
-/// of its own (GemmChoice), which the JIT measures on the host
-/// (docs/performance.md, "Library choice").
+/// The size classes of f32 GEMMs, by their volume M·N·K and their inner
+/// dimension K: each has a library of its own (GemmChoice), which the JIT
+/// measures on the host (docs/performance.md, "Library choice").
 enum class GemmClass {
   /// M·N·K below kMediumGemmVolume (64³): attention's per-head products of
   /// short sequences, small layers.
   Small,
   /// Below kLargeGemmVolume (256³).
   Medium,
-  /// The rest.
+  /// The rest but the thin and the short ones.
   Large,
+  /// Large, with K at most kThinGemmK: a sum of few outer products, as a
+  /// weight gradient over a short batch is (Xᵀ·dY, K = the batch). The
+  /// libraries block such a product differently from a square one (Zen 3,
+  /// 1024×1024×64 with A transposed: oneDNN 68 GFLOP/s, OpenBLAS 39-51,
+  /// while OpenBLAS led on 64×1024×1024).
+  Thin,
+  /// Large, not thin, with M at most kShortGemmM: a layer's output or input
+  /// gradient over a short batch of rows (64×1024×1024 on Zen 3: OpenBLAS
+  /// 51-60 GFLOP/s, oneDNN 35, while the two were even on 512³).
+  Short,
 };
 inline constexpr int64_t kMediumGemmVolume = int64_t(1) << 18;
 inline constexpr int64_t kLargeGemmVolume = int64_t(1) << 24;
-inline constexpr unsigned kNumGemmClasses = 3;
+inline constexpr int64_t kThinGemmK = 128;
+inline constexpr int64_t kShortGemmM = 128;
+inline constexpr unsigned kNumGemmClasses = 5;
 
 /// Returns the class of an M×N×K GEMM (sizes of at most 2^31, as a BLAS
 /// takes them).
@@ -52,11 +64,13 @@ inline GemmClass classifyGemm(int64_t m, int64_t n, int64_t k) {
   // m·n fits in 62 bits; m·n·k is formed only once it is known to be small.
   int64_t mn = m * n;
   if (k > 0 && mn >= (kLargeGemmVolume + k - 1) / k)
-    return GemmClass::Large;
+    return k <= kThinGemmK    ? GemmClass::Thin
+           : m <= kShortGemmM ? GemmClass::Short
+                              : GemmClass::Large;
   return mn * k >= kMediumGemmVolume ? GemmClass::Medium : GemmClass::Small;
 }
 
-/// "small", "medium" or "large".
+/// "small", "medium", "large", "thin" or "short".
 llvm::StringRef stringifyGemmClass(GemmClass gemmClass);
 
 /// The library of the f32 GEMMs of each size class.
@@ -64,19 +78,32 @@ struct GemmChoice {
   GemmLibrary small = GemmLibrary::Dnnl;
   GemmLibrary medium = GemmLibrary::Dnnl;
   GemmLibrary large = GemmLibrary::Dnnl;
+  GemmLibrary thin = GemmLibrary::Dnnl;
+  GemmLibrary shortRows = GemmLibrary::Dnnl;
 
   /// The same library for every class.
   static GemmChoice all(GemmLibrary library) {
-    return {library, library, library};
+    return {library, library, library, library, library};
   }
   GemmLibrary get(GemmClass gemmClass) const {
-    return gemmClass == GemmClass::Small    ? small
-           : gemmClass == GemmClass::Medium ? medium
-                                            : large;
+    switch (gemmClass) {
+    case GemmClass::Small:
+      return small;
+    case GemmClass::Medium:
+      return medium;
+    case GemmClass::Large:
+      return large;
+    case GemmClass::Thin:
+      return thin;
+    case GemmClass::Short:
+      return shortRows;
+    }
+    return large;
   }
   bool operator==(const GemmChoice &other) const {
     return small == other.small && medium == other.medium &&
-           large == other.large;
+           large == other.large && thin == other.thin &&
+           shortRows == other.shortRows;
   }
 };
 
