@@ -21,6 +21,18 @@ class NN_DiffOp<string mnemonic, list<Trait> traits = []>
     : NN_Op<mnemonic, !listconcat(traits,
         [DeclareOpInterfaceMethods<ReverseModeOpInterface>])>;
 
+/// An epsilon: an f32 FloatAttr (SPEC's kind, and the default's) or an f64
+/// one, which f64 programs use for an epsilon f32 cannot hold exactly.
+def NN_EpsilonAttr : Attr<And<[CPred<"::llvm::isa<::mlir::FloatAttr>($_self)">,
+    Or<[CPred<"::llvm::cast<::mlir::FloatAttr>($_self).getType().isF32()">,
+        CPred<"::llvm::cast<::mlir::FloatAttr>($_self).getType().isF64()">]>]>,
+    "32-bit or 64-bit float attribute"> {
+  let storageType = "::mlir::FloatAttr";
+  let returnType = "::llvm::APFloat";
+  let convertFromStorage = "$_self.getValue()";
+  let constBuilderCall = "$_builder.getFloatAttr($_builder.getF32Type(), $0)";
+}
+
 //===----------------------------------------------------------------------===//
 // Dense layers and activations
 //===----------------------------------------------------------------------===//
@@ -113,15 +125,27 @@ def NN_LayerNormOp : NN_DiffOp<"layer_norm",
     (biased) variance taken over the last dimension `D` of `x`; `scale` and
     `bias` have shape `D`.
 
+    `epsilon` is an f32 attribute (default 1e-6) or, in f64 programs, an f64
+    one, used exactly. An f32 epsilon in an f64 program is read as the
+    shortest decimal that rounds to it (`1.0e-12 : f32` is 1e-12, not
+    0.99999998e-12), so the f32 form written by hand means what it says.
+
     Example:
     ```mlir
     %y = nn.layer_norm %x, %s, %b {epsilon = 1.0e-05 : f32}
         : (tensor<8x256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<8x256xf32>
+    %z = nn.layer_norm %u, %t, %c {epsilon = 1.0e-300 : f64}
+        : (tensor<8x256xf64>, tensor<256xf64>, tensor<256xf64>) -> tensor<8x256xf64>
     ```
   }];
   let arguments = (ins NN_FloatTensor:$x, NN_FloatTensor:$scale,
                        NN_FloatTensor:$bias,
-                       DefaultValuedAttr<F32Attr, "1.0e-6f">:$epsilon);
+                       DefaultValuedAttr<NN_EpsilonAttr, "1.0e-6f">:$epsilon);
+  let extraClassDeclaration = [{
+    /// The epsilon the lowering and the reverse rule add to the variance,
+    /// in the precision of the operands (see the description).
+    double getEpsilonValue();
+  }];
   let results = (outs NN_FloatTensor:$result);
   let assemblyFormat = [{
     $x `,` $scale `,` $bias attr-dict `:` functional-type(operands, results)
@@ -162,9 +186,11 @@ def NN_LogSoftmaxOp : NN_LastDimNormalizingOp<"log_softmax"> {
 def NN_CrossEntropyOp : NN_DiffOp<"cross_entropy", [Pure]> {
   let summary = "mean softmax cross-entropy of integer labels";
   let description = [{
-    `mean_b(−log softmax(logits[b])[labels[b]])` for `logits : BxC` and
-    `labels : Bxi32`, computed in the stable form
-    `logsumexp(logits[b]) − logits[b, labels[b]]`. The result is a 0-d
+    `mean_p(−log softmax(logits[p])[labels[p]])` for `logits : ...xC` and
+    `labels : ...xi32` of the leading shape, the mean over all leading
+    positions `p` (`BxC` with `B` labels, or `BxLxC` with `BxL` labels for a
+    language model), computed in the stable form
+    `logsumexp(logits[p]) − logits[p, labels[p]]`. The result is a 0-d
     tensor of the logits' element type. A label outside `[0, C)` selects no
     logit (its term is the log-sum-exp alone).
 
@@ -172,6 +198,8 @@ def NN_CrossEntropyOp : NN_DiffOp<"cross_entropy", [Pure]> {
     ```mlir
     %l = nn.cross_entropy %logits, %labels
         : (tensor<64x10xf32>, tensor<64xi32>) -> tensor<f32>
+    %lm = nn.cross_entropy %tokens, %next
+        : (tensor<8x128x1000xf32>, tensor<8x128xi32>) -> tensor<f32>
     ```
   }];
   let arguments = (ins NN_FloatTensor:$logits, NN_IndexTensor:$labels);
@@ -204,16 +232,22 @@ def NN_EmbeddingOp : NN_DiffOp<"embedding", [Pure]> {
   let summary = "row gather from an embedding table";
   let description = [{
     `result[i..., d] = table[ids[i...], d]` for `ids : ...xi32` and
-    `table : VxD`. Ids are clamped to `[0, V)` (as XLA's gather does), so an
-    out-of-range id reads the nearest row instead of arbitrary memory.
+    `table : VxD`. By default (`checked = false`) ids are clamped to `[0, V)`
+    (as XLA's gather does), so an out-of-range id reads the nearest row
+    instead of arbitrary memory. With `checked = true` an id outside
+    `[0, V)` ends the run with one line naming the op and its location
+    (exit code 1; the whole job under MPI) before any row is read.
 
     Example:
     ```mlir
     %e = nn.embedding %ids, %table
         : (tensor<8x128xi32>, tensor<1000x256xf32>) -> tensor<8x128x256xf32>
+    %f = nn.embedding %ids, %table {checked = true}
+        : (tensor<8x128xi32>, tensor<1000x256xf32>) -> tensor<8x128x256xf32>
     ```
   }];
-  let arguments = (ins NN_IndexTensor:$ids, NN_FloatTensor:$table);
+  let arguments = (ins NN_IndexTensor:$ids, NN_FloatTensor:$table,
+                       DefaultValuedAttr<BoolAttr, "false">:$checked);
   let results = (outs NN_FloatTensor:$result);
   let assemblyFormat = [{
     $ids `,` $table attr-dict `:` functional-type(operands, results)

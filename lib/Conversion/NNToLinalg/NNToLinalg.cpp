@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -183,7 +184,7 @@ Value lowerLayerNorm(LayerNormOp op, LayerNormOp::Adaptor adaptor,
   Value x = adaptor.getX();
   AffineMap id = identity(ctx, rank), row = dropLast(ctx, rank);
   auto [sum, sqDev] = buildRowMoments(rewriter, loc, x);
-  double eps = op.getEpsilon().convertToDouble();
+  double eps = op.getEpsilonValue();
   return buildMap(
       rewriter, loc, type,
       {x, sum, sqDev, adaptor.getScale(), adaptor.getBias()},
@@ -206,6 +207,7 @@ Value lowerCrossEntropy(CrossEntropyOp op, CrossEntropyOp::Adaptor adaptor,
   Location loc = op.getLoc();
   MLIRContext *ctx = rewriter.getContext();
   auto type = op.getLogits().getType();
+  unsigned rank = type.getRank();
   Value logits = adaptor.getLogits();
   auto [max, sum] = buildStableExpSum(rewriter, loc, logits);
 
@@ -213,9 +215,9 @@ Value lowerCrossEntropy(CrossEntropyOp op, CrossEntropyOp::Adaptor adaptor,
   // out-of-bounds read for a bad label).
   Value picked = buildRowReduce(
       rewriter, loc, type, {logits, adaptor.getLabels()},
-      {identity(ctx, 2), dropLast(ctx, 2)}, 0.0,
+      {identity(ctx, rank), dropLast(ctx, rank)}, 0.0,
       [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-        Value hit = loopIndexEquals(b, l, 1, a[1]);
+        Value hit = loopIndexEquals(b, l, rank - 1, a[1]);
         Value zero = floatConst(b, l, a[0].getType(), 0.0);
         return addF(b, l, arith::SelectOp::create(b, l, hit, a[0], zero), a[2]);
       });
@@ -226,8 +228,10 @@ Value lowerCrossEntropy(CrossEntropyOp op, CrossEntropyOp::Adaptor adaptor,
                              addF(b, l, a[0], math::LogOp::create(b, l, a[1]));
                          return subF(b, l, lse, a[2]);
                        });
-  double invB = 1.0 / static_cast<double>(type.getDimSize(0));
-  return buildScaledTotal(rewriter, loc, perRow, invB);
+  // The mean over all leading positions.
+  double invRows = static_cast<double>(type.getShape().back()) /
+                   static_cast<double>(type.getNumElements());
+  return buildScaledTotal(rewriter, loc, perRow, invRows);
 }
 
 Value lowerMean(MeanOp op, MeanOp::Adaptor adaptor,
@@ -236,12 +240,99 @@ Value lowerMean(MeanOp op, MeanOp::Adaptor adaptor,
   return buildScaledTotal(rewriter, op.getLoc(), adaptor.getX(), 1.0 / n);
 }
 
+/// The runtime's one-line error exit (trellis/ExecutionEngine/
+/// CollectivesRuntime.h, which every JIT host and trellis-aot link): prints
+/// "trellis: rank R: <message>" and ends the process, or the job under MPI.
+constexpr StringLiteral kAbortFunction = "trellis_coll_abort";
+
+/// Emits, before `op`, a check that ends the run with `message` when
+/// `failed` (an i1) is true: a call of kAbortFunction with the message as a
+/// NUL-terminated LLVM global. Declares both in the enclosing module.
+void emitRunTimeCheck(ConversionPatternRewriter &rewriter, Operation *op,
+                      Value failed, StringRef message) {
+  Location loc = op->getLoc();
+  auto module = op->getParentOfType<ModuleOp>();
+  MLIRContext *ctx = rewriter.getContext();
+  auto ptrType = LLVM::LLVMPointerType::get(ctx);
+  auto abortType =
+      rewriter.getFunctionType({ptrType, rewriter.getI32Type()}, {});
+  std::string text = (message + Twine('\0')).str();
+  std::string name;
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(module.getBody());
+    if (!module.lookupSymbol(kAbortFunction))
+      func::FuncOp::create(rewriter, loc, kAbortFunction, abortType)
+          .setPrivate();
+    for (unsigned i = 0;; ++i) {
+      name = ("__trellis_check_message_" + Twine(i)).str();
+      if (!module.lookupSymbol(name))
+        break;
+    }
+    auto arrayType = LLVM::LLVMArrayType::get(
+        IntegerType::get(ctx, 8), static_cast<unsigned>(text.size()));
+    LLVM::GlobalOp::create(rewriter, loc, arrayType, /*isConstant=*/true,
+                           LLVM::Linkage::Private, name,
+                           rewriter.getStringAttr(text));
+  }
+  scf::IfOp::create(rewriter, loc, failed, [&](OpBuilder &b, Location l) {
+    Value text = LLVM::AddressOfOp::create(b, l, ptrType, name);
+    func::CallOp::create(b, l, kAbortFunction, TypeRange{},
+                         ValueRange{text, i32Const(b, l, 1)});
+    scf::YieldOp::create(b, l);
+  });
+}
+
+/// `file:line:col` of `loc`, or "unknown location".
+std::string describeLocation(Location loc) {
+  if (auto file = loc->findInstanceOf<FileLineColLoc>())
+    return (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +
+            Twine(file.getColumn()))
+        .str();
+  return "unknown location";
+}
+
+/// nn.embedding {checked = true}: whether any id lies outside [0, rows), as
+/// an OR-reduction of all ids into an i1.
+Value anyIdOutOfRange(OpBuilder &b, Location loc, Value ids, int64_t rows) {
+  MLIRContext *ctx = b.getContext();
+  auto idsType = cast<RankedTensorType>(ids.getType());
+  unsigned rank = idsType.getRank();
+  auto flagType = RankedTensorType::get({}, b.getI1Type());
+  Value init = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(flagType, false));
+  SmallVector<AffineMap> maps = {identity(ctx, rank),
+                                 AffineMap::get(rank, 0, {}, ctx)};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::reduction);
+  auto reduce = linalg::GenericOp::create(
+      b, loc, TypeRange{flagType}, ValueRange{ids}, ValueRange{init}, maps,
+      iterators, [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value below = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt,
+                                            a[0], i32Const(nb, l, 0));
+        Value above =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, a[0],
+                                  i32Const(nb, l, static_cast<uint32_t>(rows)));
+        Value bad = arith::OrIOp::create(nb, l, below, above);
+        linalg::YieldOp::create(
+            nb, l, ValueRange{arith::OrIOp::create(nb, l, bad, a[1])});
+      });
+  return tensor::ExtractOp::create(b, loc, reduce.getResult(0), ValueRange{});
+}
+
 Value lowerEmbedding(EmbeddingOp op, EmbeddingOp::Adaptor adaptor,
                      ConversionPatternRewriter &rewriter) {
   auto resultType = op.getResult().getType();
   unsigned rank = resultType.getRank();
   int64_t rows = op.getTable().getType().getDimSize(0);
   Value table = adaptor.getTable();
+  if (op.getChecked())
+    emitRunTimeCheck(
+        rewriter, op,
+        anyIdOutOfRange(rewriter, op.getLoc(), adaptor.getIds(), rows),
+        ("nn.embedding (" + describeLocation(op.getLoc()) +
+         "): an id is outside [0, " + Twine(rows) + ") (checked = true)")
+            .str());
   return buildMap(
       rewriter, op.getLoc(), resultType, adaptor.getIds(),
       dropLast(rewriter.getContext(), rank),
@@ -385,6 +476,11 @@ SmallVector<Value> lowerSerial(ReversibleSerialOp op,
 struct ConvertNNToLinalgPass
     : trellis::impl::ConvertNNToLinalgBase<ConvertNNToLinalgPass> {
   using ConvertNNToLinalgBase::ConvertNNToLinalgBase;
+  void getDependentDialects(DialectRegistry &registry) const override {
+    ConvertNNToLinalgBase::getDependentDialects(registry);
+    // func.call and the message global of nn.embedding's run-time check.
+    registry.insert<func::FuncDialect, LLVM::LLVMDialect>();
+  }
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);

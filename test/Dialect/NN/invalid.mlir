@@ -128,6 +128,33 @@ func.func @layer_norm_epsilon(%x: tensor<2x4xf32>, %s: tensor<4xf32>) {
 
 // -----
 
+// nn.layer_norm-C8 (an f64 epsilon)
+func.func @layer_norm_epsilon_f64(%x: tensor<2x4xf64>, %s: tensor<4xf64>) {
+  // expected-error @+1 {{expects a positive epsilon, got -1.000000e-12}}
+  %0 = nn.layer_norm %x, %s, %s {epsilon = -1.0e-12 : f64} : (tensor<2x4xf64>, tensor<4xf64>, tensor<4xf64>) -> tensor<2x4xf64>
+  return
+}
+
+// -----
+
+// nn.layer_norm-C10
+func.func @layer_norm_f64_epsilon_f32(%x: tensor<2x4xf32>, %s: tensor<4xf32>) {
+  // expected-error @+1 {{expects an f32 epsilon for 'f32' operands, got an f64 one}}
+  %0 = nn.layer_norm %x, %s, %s {epsilon = 1.0e-50 : f64} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+// nn.layer_norm-C1
+func.func @layer_norm_epsilon_kind(%x: tensor<2x4xf16>, %s: tensor<4xf16>) {
+  // expected-error @+1 {{attribute 'epsilon' failed to satisfy constraint: 32-bit or 64-bit float attribute}}
+  %0 = nn.layer_norm %x, %s, %s {epsilon = 1.0e-3 : f16} : (tensor<2x4xf16>, tensor<4xf16>, tensor<4xf16>) -> tensor<2x4xf16>
+  return
+}
+
+// -----
+
 // nn.layer_norm-C2
 func.func @layer_norm_result_type(%x: tensor<2x4xf32>, %s: tensor<4xf32>) {
   // expected-error @+1 {{failed to verify that all of {x, result} have same type}}
@@ -165,9 +192,9 @@ func.func @log_softmax_empty_row(%x: tensor<3x0xf32>) {
 // -----
 
 // nn.cross_entropy-C2
-func.func @cross_entropy_logits_rank(%l: tensor<2x3x4xf32>, %y: tensor<2xi32>) {
-  // expected-error @+1 {{expects logits of rank 2 (BxC), got rank 3}}
-  %0 = nn.cross_entropy %l, %y : (tensor<2x3x4xf32>, tensor<2xi32>) -> tensor<f32>
+func.func @cross_entropy_logits_rank(%l: tensor<f32>, %y: tensor<i32>) {
+  // expected-error @+1 {{expects logits of rank at least 1 (...xC)}}
+  %0 = nn.cross_entropy %l, %y : (tensor<f32>, tensor<i32>) -> tensor<f32>
   return
 }
 
@@ -175,8 +202,17 @@ func.func @cross_entropy_logits_rank(%l: tensor<2x3x4xf32>, %y: tensor<2xi32>) {
 
 // nn.cross_entropy-C3
 func.func @cross_entropy_labels_rank(%l: tensor<2x4xf32>, %y: tensor<2x1xi32>) {
-  // expected-error @+1 {{expects labels of rank 1 (B), got rank 2}}
+  // expected-error @+1 {{expects labels of rank 1 (one less than logits), got rank 2}}
   %0 = nn.cross_entropy %l, %y : (tensor<2x4xf32>, tensor<2x1xi32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+// nn.cross_entropy-C3 (rank 3: the labels of a language model are BxL)
+func.func @cross_entropy_labels_rank3(%l: tensor<2x3x4xf32>, %y: tensor<2xi32>) {
+  // expected-error @+1 {{expects labels of rank 2 (one less than logits), got rank 1}}
+  %0 = nn.cross_entropy %l, %y : (tensor<2x3x4xf32>, tensor<2xi32>) -> tensor<f32>
   return
 }
 
@@ -184,8 +220,17 @@ func.func @cross_entropy_labels_rank(%l: tensor<2x4xf32>, %y: tensor<2x1xi32>) {
 
 // nn.cross_entropy-C4
 func.func @cross_entropy_label_count(%l: tensor<2x4xf32>, %y: tensor<3xi32>) {
-  // expected-error @+1 {{expects one label per logits row (2), got 3}}
+  // expected-error @+1 {{expects one label per logits row: labels of shape [2], got [3]}}
   %0 = nn.cross_entropy %l, %y : (tensor<2x4xf32>, tensor<3xi32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+// nn.cross_entropy-C4
+func.func @cross_entropy_label_shape3(%l: tensor<2x3x4xf32>, %y: tensor<3x2xi32>) {
+  // expected-error @+1 {{expects one label per logits row: labels of shape [2,3], got [3,2]}}
+  %0 = nn.cross_entropy %l, %y : (tensor<2x3x4xf32>, tensor<3x2xi32>) -> tensor<f32>
   return
 }
 
@@ -202,8 +247,17 @@ func.func @cross_entropy_label_dtype(%l: tensor<2x4xf32>, %y: tensor<2xi64>) {
 
 // nn.cross_entropy-C5
 func.func @cross_entropy_empty(%l: tensor<0x4xf32>, %y: tensor<0xi32>) {
-  // expected-error @+1 {{expects a non-empty batch and class dimension}}
+  // expected-error @+1 {{expects non-empty leading and class dimensions}}
   %0 = nn.cross_entropy %l, %y : (tensor<0x4xf32>, tensor<0xi32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+// nn.cross_entropy-C5
+func.func @cross_entropy_empty3(%l: tensor<2x0x4xf32>, %y: tensor<2x0xi32>) {
+  // expected-error @+1 {{expects non-empty leading and class dimensions}}
+  %0 = nn.cross_entropy %l, %y : (tensor<2x0x4xf32>, tensor<2x0xi32>) -> tensor<f32>
   return
 }
 

@@ -30,6 +30,14 @@ func.func @layers(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %b: tensor<16xf32>,
   %lsm = nn.log_softmax %sm : tensor<4x16xf32>
   // CHECK: nn.cross_entropy %[[LSM]], %{{.*}} : (tensor<4x16xf32>, tensor<4xi32>) -> tensor<f32>
   %ce = nn.cross_entropy %lsm, %labels : (tensor<4x16xf32>, tensor<4xi32>) -> tensor<f32>
+  // CHECK: nn.cross_entropy %{{.*}}, %{{.*}} : (tensor<2x2x16xf32>, tensor<2x2xi32>) -> tensor<f32>
+  %lsm3 = tensor.expand_shape %lsm [[0, 1], [2]] output_shape [2, 2, 16] : tensor<4x16xf32> into tensor<2x2x16xf32>
+  %labels3 = tensor.expand_shape %labels [[0, 1]] output_shape [2, 2] : tensor<4xi32> into tensor<2x2xi32>
+  %ce3 = nn.cross_entropy %lsm3, %labels3 : (tensor<2x2x16xf32>, tensor<2x2xi32>) -> tensor<f32>
+  // CHECK: nn.layer_norm %{{.*}} {epsilon = 1.000000e-300 : f64} : (tensor<4x16xf64>
+  %x64 = arith.extf %lsm : tensor<4x16xf32> to tensor<4x16xf64>
+  %s64 = arith.constant dense<1.0> : tensor<16xf64>
+  %ln64 = nn.layer_norm %x64, %s64, %s64 {epsilon = 1.0e-300 : f64} : (tensor<4x16xf64>, tensor<16xf64>, tensor<16xf64>) -> tensor<4x16xf64>
   // CHECK: nn.mean %{{.*}} : (tensor<4x16xf32>) -> tensor<f32>
   %m = nn.mean %lsm : (tensor<4x16xf32>) -> tensor<f32>
   return %ce : tensor<f32>
@@ -41,6 +49,8 @@ func.func @sequence(%ids: tensor<2x6xi32>, %table: tensor<100x8xf32>,
                     %kv: tensor<2x5x8xf32>) -> tensor<2x6x8xf32> {
   // CHECK: %[[E:.*]] = nn.embedding %{{.*}}, %{{.*}} : (tensor<2x6xi32>, tensor<100x8xf32>) -> tensor<2x6x8xf32>
   %e = nn.embedding %ids, %table : (tensor<2x6xi32>, tensor<100x8xf32>) -> tensor<2x6x8xf32>
+  // CHECK: nn.embedding %{{.*}}, %{{.*}} {checked = true} : (tensor<2x6xi32>, tensor<100x8xf32>) -> tensor<2x6x8xf32>
+  %ec = nn.embedding %ids, %table {checked = true} : (tensor<2x6xi32>, tensor<100x8xf32>) -> tensor<2x6x8xf32>
   // CHECK: %[[A:.*]] = nn.attention %[[E]], %[[E]], %[[E]] {causal = true, num_heads = 2 : i64}
   // GENERIC: "nn.attention"(%{{.*}}, %{{.*}}, %{{.*}}) <{causal = true, num_heads = 2 : i64}>
   %a = nn.attention %e, %e, %e {num_heads = 2 : i64, causal = true} : (tensor<2x6x8xf32>, tensor<2x6x8xf32>, tensor<2x6x8xf32>) -> tensor<2x6x8xf32>

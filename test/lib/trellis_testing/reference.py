@@ -63,11 +63,13 @@ LAYER_NORM_DEFAULT_EPSILON = 1e-6
 
 
 def layer_norm(x, scale, bias, epsilon=LAYER_NORM_DEFAULT_EPSILON):
-    """Over the last dimension, biased variance; epsilon is an F32Attr."""
+    """Over the last dimension, biased variance. epsilon is an F32Attr: f32
+    programs add its float32 rounding, f64 ones the decimal written (the
+    lowering reads an f32 epsilon on f64 operands that way)."""
+    eps = epsilon if np.asarray(x).dtype == np.float64 else f32_attr(epsilon)
     x = _f64(x)
     mean = x.mean(axis=-1, keepdims=True)
     var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
-    eps = f32_attr(epsilon)
     return (x - mean) / np.sqrt(var + eps) * _f64(scale) + _f64(bias)
 
 

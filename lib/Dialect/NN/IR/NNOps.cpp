@@ -12,6 +12,9 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <charconv>
+#include <cstdlib>
+
 using namespace mlir;
 using namespace trellis::nn;
 
@@ -96,11 +99,35 @@ LogicalResult LayerNormOp::verify() {
   if (failed(verifyVector(*this, "scale", getScale(), d)) ||
       failed(verifyVector(*this, "bias", getBias(), d)))
     return failure();
-  if (!(getEpsilon().convertToFloat() > 0.0f)) // (nn.layer_norm-C8)
+  if (!(getEpsilon().convertToDouble() > 0.0)) // (nn.layer_norm-C8)
     return emitOpError("expects a positive epsilon, got ")
-           << getEpsilon().convertToFloat();
+           << getEpsilon().convertToDouble();
   // (nn.layer_norm-C9)
-  return verifySameElementType(*this, {getX(), getScale(), getBias()});
+  if (failed(verifySameElementType(*this, {getX(), getScale(), getBias()})))
+    return failure();
+  // (nn.layer_norm-C10) An f64 epsilon is for f64 operands: in f32 it would
+  // be rounded (to 0 below 1e-45), silently.
+  FloatAttr epsilon = getEpsilonAttr();
+  if (epsilon && epsilon.getType().isF64() && !x.getElementType().isF64())
+    return emitOpError("expects an f32 epsilon for ")
+           << x.getElementType() << " operands, got an f64 one";
+  return success();
+}
+
+double LayerNormOp::getEpsilonValue() {
+  FloatAttr attr = getEpsilonAttr();
+  if ((attr && !attr.getType().isF32()) ||
+      !getX().getType().getElementType().isF64())
+    return getEpsilon().convertToDouble();
+  // An f32 epsilon in an f64 program: the shortest decimal that rounds to
+  // it, which is what was written (1e-12, not the f32 value 9.9999998e-13).
+  float value = getEpsilon().convertToFloat();
+  char text[32];
+  auto [end, ec] = std::to_chars(text, text + sizeof(text), value);
+  if (ec != std::errc())
+    return value;
+  *end = '\0';
+  return std::strtod(text, nullptr);
 }
 
 /// The constraints softmax and log_softmax share.
@@ -122,18 +149,20 @@ LogicalResult LogSoftmaxOp::verify() {
 
 LogicalResult CrossEntropyOp::verify() {
   auto logits = getLogits().getType(), labels = getLabels().getType();
-  if (logits.getRank() != 2) // (nn.cross_entropy-C2)
-    return emitOpError("expects logits of rank 2 (BxC), got rank ")
-           << logits.getRank();
-  if (labels.getRank() != 1) // (nn.cross_entropy-C3)
-    return emitOpError("expects labels of rank 1 (B), got rank ")
+  if (logits.getRank() < 1) // (nn.cross_entropy-C2)
+    return emitOpError("expects logits of rank at least 1 (...xC)");
+  if (labels.getRank() != logits.getRank() - 1) // (nn.cross_entropy-C3)
+    return emitOpError("expects labels of rank ")
+           << logits.getRank() - 1 << " (one less than logits), got rank "
            << labels.getRank();
-  if (labels.getDimSize(0) != logits.getDimSize(0)) // (nn.cross_entropy-C4)
-    return emitOpError("expects one label per logits row (")
-           << logits.getDimSize(0) << "), got " << labels.getDimSize(0);
+  ArrayRef<int64_t> leading = logits.getShape().drop_back();
+  if (labels.getShape() != leading) // (nn.cross_entropy-C4)
+    return emitOpError("expects one label per logits row: labels of shape ")
+           << shapeString(leading) << ", got "
+           << shapeString(labels.getShape());
   // (nn.cross_entropy-C5)
-  if (logits.getDimSize(0) == 0 || logits.getDimSize(1) == 0)
-    return emitOpError("expects a non-empty batch and class dimension");
+  if (logits.getNumElements() == 0)
+    return emitOpError("expects non-empty leading and class dimensions");
   // (nn.cross_entropy-C6)
   return verifySameElementType(*this, {getLogits(), getResult()});
 }

@@ -169,7 +169,7 @@ LogicalResult LayerNormOp::buildReverse(OpBuilder &b, ReverseContext &,
   auto type = getX().getType();
   unsigned rank = type.getRank();
   double invD = 1.0 / static_cast<double>(type.getShape().back());
-  double eps = getEpsilon().convertToDouble();
+  double eps = getEpsilonValue();
   Value x = getX(), dy = dres[0], scale = getScale();
   AffineMap id = identity(ctx, rank), row = dropLast(ctx, rank),
             col = lastOnly(ctx, rank);
@@ -227,21 +227,24 @@ LogicalResult LayerNormOp::buildReverse(OpBuilder &b, ReverseContext &,
 
 LogicalResult CrossEntropyOp::buildReverse(OpBuilder &b, ReverseContext &,
                                            ValueRange dres, ValueVec &d) {
-  // dlogits = (softmax(logits) − onehot(labels)) · dloss / B
+  // dlogits = (softmax(logits) − onehot(labels)) · dloss / rows, rows the
+  // number of leading positions the loss averages over.
   Location loc = getLoc();
   MLIRContext *ctx = b.getContext();
   Value logits = getLogits();
   auto type = getLogits().getType();
+  unsigned rank = type.getRank();
   auto [max, sum] = buildStableExpSum(b, loc, logits);
-  double invB = 1.0 / static_cast<double>(type.getDimSize(0));
+  double invB = static_cast<double>(type.getShape().back()) /
+                static_cast<double>(type.getNumElements());
+  AffineMap row = dropLast(ctx, rank);
   Value dl = buildMap(
       b, loc, type, {logits, max, sum, getLabels(), dres[0]},
-      {identity(ctx, 2), dropLast(ctx, 2), dropLast(ctx, 2), dropLast(ctx, 2),
-       AffineMap::get(2, 0, {}, ctx)},
+      {identity(ctx, rank), row, row, row, AffineMap::get(rank, 0, {}, ctx)},
       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
         Value p = arith::DivFOp::create(
             nb, l, math::ExpOp::create(nb, l, subF(nb, l, a[0], a[1])), a[2]);
-        Value hit = loopIndexEquals(nb, l, 1, a[3]);
+        Value hit = loopIndexEquals(nb, l, rank - 1, a[3]);
         Value onehot = arith::SelectOp::create(
             nb, l, hit, constantLike(nb, l, p, 1), constantLike(nb, l, p, 0));
         Value scale = mulF(nb, l, a[4], constantLike(nb, l, p, invB));
