@@ -145,27 +145,35 @@ trellis::runtime::measureGemmLibraries(const CompileOptions &options) {
   auto cblas =
       reinterpret_cast<CblasSgemm>(::dlsym(RTLD_DEFAULT, "cblas_sgemm"));
   OneThread oneThread;
-  for (unsigned c = 0; c < kNumGemmClasses; ++c) {
-    auto [m, n, k] = kGemmClassShapes[c];
-    // A thin GEMM is measured as a weight gradient reads it: A = Xᵀ, X
-    // stored K×M.
-    bool transA = static_cast<GemmClass>(c) == GemmClass::Thin;
+  // Per library and class: flops and best seconds, summed over its GEMMs.
+  std::array<std::array<double, kNumGemmClasses>, 2> flops{}, seconds{};
+  for (const MeasuredGemm &gemm : kMeasuredGemms) {
+    auto [gemmClass, m, n, k, transA] = gemm;
+    unsigned c = static_cast<unsigned>(gemmClass);
+    double gemmFlops = 2.0 * m * n * k;
     int64_t lda = transA ? m : k;
     std::vector<float> a(m * k, 0.5f), b(k * n, 0.25f), out(m * n, 0.0f);
+    auto account = [&](GemmLibrary library, double gflops) {
+      unsigned lib = static_cast<unsigned>(library);
+      flops[lib][c] += gemmFlops;
+      seconds[lib][c] += gemmFlops / (gflops * 1e9);
+    };
     if (cblas)
-      result.gflops[static_cast<unsigned>(GemmLibrary::Cblas)][c] =
-          measureRate(kGemmClassShapes[c], [&] {
-            cblas(kCblasRowMajor, transA ? kCblasTrans : kCblasNoTrans,
-                  kCblasNoTrans, m, n, k, 1.0f, a.data(), lda, b.data(), n,
-                  0.0f, out.data(), n);
-          });
+      account(GemmLibrary::Cblas, measureRate({m, n, k}, [&] {
+                cblas(kCblasRowMajor, transA ? kCblasTrans : kCblasNoTrans,
+                      kCblasNoTrans, m, n, k, 1.0f, a.data(), lda, b.data(), n,
+                      0.0f, out.data(), n);
+              }));
     if (dnnl)
-      result.gflops[static_cast<unsigned>(GemmLibrary::Dnnl)][c] =
-          measureRate(kGemmClassShapes[c], [&] {
-            dnnl(transA ? 'T' : 'N', 'N', m, n, k, 1.0f, a.data(), lda,
-                 b.data(), n, 0.0f, out.data(), n);
-          });
+      account(GemmLibrary::Dnnl, measureRate({m, n, k}, [&] {
+                dnnl(transA ? 'T' : 'N', 'N', m, n, k, 1.0f, a.data(), lda,
+                     b.data(), n, 0.0f, out.data(), n);
+              }));
   }
+  for (unsigned lib = 0; lib < 2; ++lib)
+    for (unsigned c = 0; c < kNumGemmClasses; ++c)
+      result.gflops[lib][c] =
+          seconds[lib][c] > 0 ? flops[lib][c] / seconds[lib][c] / 1e9 : 0;
   judgeGemmRates(result);
   return result;
 }

@@ -29,20 +29,36 @@ namespace trellis::runtime {
 /// What measureGemmLibraries found.
 struct GemmMeasurement {
   /// GFLOP/s of each library (GemmLibrary's order: CBLAS, oneDNN) on each
-  /// class's shape (GemmClass order); 0 for a library that is missing.
+  /// class's GEMMs (GemmClass order); 0 for a library that is missing.
   std::array<std::array<double, kNumGemmClasses>, 2> gflops{};
   /// The libraries found sick (or missing).
   std::array<bool, 2> sick{};
   GemmChoice choice;
 };
 
-/// The shape (M, N, K) each class is measured on.
-inline constexpr std::array<std::array<int64_t, 3>, kNumGemmClasses>
-    kGemmClassShapes = {{{64, 64, 32},
-                         {256, 128, 128},
-                         {512, 512, 512},
-                         {1024, 1024, 64},
-                         {64, 1024, 1024}}};
+/// One GEMM the measurement times: M×N×K, A read transposed or not, and
+/// the class whose rate it counts for.
+struct MeasuredGemm {
+  GemmClass gemmClass;
+  int64_t m, n, k;
+  bool transA;
+};
+
+/// The GEMMs each class is measured on; a class's rate is its GEMMs' flops
+/// over their time. The large class takes three shapes of a Transformer's
+/// layers (a cube, a dense layer over 2048 rows, its weight gradient),
+/// which the two libraries rank differently: on a Zen 3 host the cube
+/// alone made them even (63 / 67 GFLOP/s) and sent the LM step's large
+/// GEMMs to oneDNN, 15 % slower than OpenBLAS on one thread.
+inline constexpr std::array<MeasuredGemm, 7> kMeasuredGemms = {{
+    {GemmClass::Small, 64, 64, 32, false},
+    {GemmClass::Medium, 256, 128, 128, false},
+    {GemmClass::Large, 512, 512, 512, false},
+    {GemmClass::Large, 2048, 256, 1024, false},
+    {GemmClass::Large, 256, 1024, 2048, true},
+    {GemmClass::Thin, 1024, 1024, 64, true},
+    {GemmClass::Short, 64, 1024, 1024, false},
+}};
 
 /// A class goes to the CBLAS only if it is this much faster than oneDNN
 /// (noise does not flip the choice between two close libraries).
@@ -53,8 +69,8 @@ inline constexpr double kGemmChoiceMargin = 1.1;
 inline constexpr double kSickGemmFraction = 0.5;
 
 /// Loads both libraries (at `options`' paths, OpenMP's runtime before
-/// oneDNN as the JIT loads them), times each class's shape on one thread
-/// (best of 5) and chooses. An error if neither library is there.
+/// oneDNN as the JIT loads them), times each of kMeasuredGemms on one
+/// thread (best of 5) and chooses. An error if neither library is there.
 llvm::Expected<GemmMeasurement>
 measureGemmLibraries(const CompileOptions &options);
 

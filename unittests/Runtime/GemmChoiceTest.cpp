@@ -95,9 +95,14 @@ TEST(GemmChoice, ClassBoundaries) {
   EXPECT_EQ(classifyGemm(big, 1, 1), GemmClass::Thin);
   EXPECT_EQ(classifyGemm(1, 1, big), GemmClass::Short);
   EXPECT_EQ(classifyGemm(big, big, 129), GemmClass::Large);
-  // Each measured shape is in its own class.
-  for (unsigned c = 0; c < trellis::kNumGemmClasses; ++c) {
-    auto [m, n, k] = trellis::runtime::kGemmClassShapes[c];
-    EXPECT_EQ(classifyGemm(m, n, k), static_cast<GemmClass>(c));
+  // Each measured GEMM is in the class it counts for, and every class is
+  // measured.
+  std::array<bool, trellis::kNumGemmClasses> measured{};
+  for (const trellis::runtime::MeasuredGemm &gemm :
+       trellis::runtime::kMeasuredGemms) {
+    EXPECT_EQ(classifyGemm(gemm.m, gemm.n, gemm.k), gemm.gemmClass);
+    measured[static_cast<unsigned>(gemm.gemmClass)] = true;
   }
+  for (bool classMeasured : measured)
+    EXPECT_TRUE(classMeasured);
 }
