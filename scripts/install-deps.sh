@@ -28,6 +28,9 @@ PACKAGES=(
   python3 python3-numpy
   # The Python package (python/, docs/python.md): bindings and its pytest suite.
   pybind11-dev python3-dev python3-pytest
+  # PyTorch: the reference of the Python package's tests (trellis.torch.export
+  # and the layers' gradients against autograd in f64; test/Python).
+  python3-torch
   # The 8x8 digits dataset of examples/digits (sklearn/datasets/data/digits.csv.gz).
   python3-sklearn
   dataset-fashion-mnist  # IDX files of examples/fashion-mnist (/usr/share/datasets/fashion-mnist)

@@ -3,7 +3,7 @@ line naming it, within the timeout and a few seconds, and the ranks waiting
 for it do not burn a core meanwhile.
 
 * mpirun -np 3 trellis-run runs a loop of psums over and over (--repeat,
-  `--collective-timeout=2`); once every rank has used more CPU time than
+  `--collective-timeout=5`); once every rank has used more CPU time than
   compiling takes, rank 1 gets SIGSTOP. The job must exit non-zero within
   the timeout + LIMIT_AFTER seconds of the stop, with exactly one
   "collective timeout" line that names rank 1 as not arrived and ranks 0
@@ -172,10 +172,13 @@ def stop_rank(name, ranks, victim, timeout, extra=(), env=None):
                  f"the waiting ranks used {used:.1%} of a core while waiting")
 
 
-stop_rank("stopped_rank1_of_3", 3, 1, 2, ["--collective-timeout=2"])
-stop_rank("stopped_rank0_of_2_unchecked", 2, 0, 1,
+# The timeout bounds MPI_Init too (init-timeout.test): long enough here for
+# three ranks on two loaded cores to start (2 s was not, in a fresh Debian
+# root running the whole suite).
+stop_rank("stopped_rank1_of_3", 3, 1, 5, ["--collective-timeout=5"])
+stop_rank("stopped_rank0_of_2_unchecked", 2, 0, 3,
           ["--check-collectives=false"],
-          env={"TRELLIS_COLLECTIVE_TIMEOUT": "1"})
+          env={"TRELLIS_COLLECTIVE_TIMEOUT": "3"})
 
 # Rank 1 hangs before its psum.
 mpi.MpiJob(os.path.join(workdir, "hung_rank"), 2).expect_failure(
