@@ -4,25 +4,25 @@
 // weight gradient over a short batch; K = 129 is large again), a short one
 // a large one with M <= 128 that is not thin (a layer over a short batch;
 // M = 129 is large).
-// RUN: trellis-opt %s --convert-linalg-to-blas="sgemm-small=cblas sgemm-medium=dnnl sgemm-large=cblas sgemm-thin=dnnl sgemm-short=cblas" | FileCheck %s --check-prefix=A
-// RUN: trellis-opt %s --convert-linalg-to-blas="sgemm-small=dnnl sgemm-medium=cblas sgemm-large=dnnl sgemm-thin=cblas sgemm-short=dnnl" | FileCheck %s --check-prefix=B
+// RUN: trellis-opt %s --convert-linalg-to-blas="sgemm-small=cblas sgemm-medium=dnnl sgemm-large=cblas sgemm-thin=dnnl sgemm-short=cblas" | FileCheck %s --check-prefix=CHECK-A
+// RUN: trellis-opt %s --convert-linalg-to-blas="sgemm-small=dnnl sgemm-medium=cblas sgemm-large=dnnl sgemm-thin=cblas sgemm-short=dnnl" | FileCheck %s --check-prefix=CHECK-B
 
-// A-LABEL: func.func @classes
-// A: call @cblas_sgemm({{.*}}, %c8_i32{{[_0-9]*}}, %c8_i32{{[_0-9]*}}, %c8_i32{{[_0-9]*}},
-// A: call @dnnl_sgemm({{.*}}, %c64_i64{{[_0-9]*}}, %c64_i64{{[_0-9]*}}, %c64_i64{{[_0-9]*}},
-// A: call @cblas_sgemm({{.*}}, %c256_i32{{[_0-9]*}}, %c256_i32{{[_0-9]*}}, %c256_i32{{[_0-9]*}},
-// A: call @dnnl_sgemm({{.*}}, %c1024_i64{{[_0-9]*}}, %c1024_i64{{[_0-9]*}}, %c64_i64{{[_0-9]*}},
-// A: call @cblas_sgemm({{.*}}, %c1024_i32{{[_0-9]*}}, %c1024_i32{{[_0-9]*}}, %c129_i32{{[_0-9]*}},
-// A: call @cblas_sgemm({{.*}}, %c64_i32{{[_0-9]*}}, %c1024_i32{{[_0-9]*}}, %c1024_i32{{[_0-9]*}},
-// A: call @cblas_sgemm({{.*}}, %c129_i32{{[_0-9]*}}, %c1024_i32{{[_0-9]*}}, %c1024_i32{{[_0-9]*}},
-// B-LABEL: func.func @classes
-// B: call @dnnl_sgemm({{.*}}, %c8_i64{{[_0-9]*}}, %c8_i64{{[_0-9]*}}, %c8_i64{{[_0-9]*}},
-// B: call @cblas_sgemm({{.*}}, %c64_i32{{[_0-9]*}}, %c64_i32{{[_0-9]*}}, %c64_i32{{[_0-9]*}},
-// B: call @dnnl_sgemm({{.*}}, %c256_i64{{[_0-9]*}}, %c256_i64{{[_0-9]*}}, %c256_i64{{[_0-9]*}},
-// B: call @cblas_sgemm({{.*}}, %c1024_i32{{[_0-9]*}}, %c1024_i32{{[_0-9]*}}, %c64_i32{{[_0-9]*}},
-// B: call @dnnl_sgemm({{.*}}, %c1024_i64{{[_0-9]*}}, %c1024_i64{{[_0-9]*}}, %c129_i64{{[_0-9]*}},
-// B: call @dnnl_sgemm({{.*}}, %c64_i64{{[_0-9]*}}, %c1024_i64{{[_0-9]*}}, %c1024_i64{{[_0-9]*}},
-// B: call @dnnl_sgemm({{.*}}, %c129_i64{{[_0-9]*}}, %c1024_i64{{[_0-9]*}}, %c1024_i64{{[_0-9]*}},
+// CHECK-A-LABEL: func.func @classes
+// CHECK-A: call @cblas_sgemm({{.*}}, %c8_i32{{[_0-9]*}}, %c8_i32{{[_0-9]*}}, %c8_i32{{[_0-9]*}},
+// CHECK-A: call @dnnl_sgemm({{.*}}, %c64_i64{{[_0-9]*}}, %c64_i64{{[_0-9]*}}, %c64_i64{{[_0-9]*}},
+// CHECK-A: call @cblas_sgemm({{.*}}, %c256_i32{{[_0-9]*}}, %c256_i32{{[_0-9]*}}, %c256_i32{{[_0-9]*}},
+// CHECK-A: call @dnnl_sgemm({{.*}}, %c1024_i64{{[_0-9]*}}, %c1024_i64{{[_0-9]*}}, %c64_i64{{[_0-9]*}},
+// CHECK-A: call @cblas_sgemm({{.*}}, %c1024_i32{{[_0-9]*}}, %c1024_i32{{[_0-9]*}}, %c129_i32{{[_0-9]*}},
+// CHECK-A: call @cblas_sgemm({{.*}}, %c64_i32{{[_0-9]*}}, %c1024_i32{{[_0-9]*}}, %c1024_i32{{[_0-9]*}},
+// CHECK-A: call @cblas_sgemm({{.*}}, %c129_i32{{[_0-9]*}}, %c1024_i32{{[_0-9]*}}, %c1024_i32{{[_0-9]*}},
+// CHECK-B-LABEL: func.func @classes
+// CHECK-B: call @dnnl_sgemm({{.*}}, %c8_i64{{[_0-9]*}}, %c8_i64{{[_0-9]*}}, %c8_i64{{[_0-9]*}},
+// CHECK-B: call @cblas_sgemm({{.*}}, %c64_i32{{[_0-9]*}}, %c64_i32{{[_0-9]*}}, %c64_i32{{[_0-9]*}},
+// CHECK-B: call @dnnl_sgemm({{.*}}, %c256_i64{{[_0-9]*}}, %c256_i64{{[_0-9]*}}, %c256_i64{{[_0-9]*}},
+// CHECK-B: call @cblas_sgemm({{.*}}, %c1024_i32{{[_0-9]*}}, %c1024_i32{{[_0-9]*}}, %c64_i32{{[_0-9]*}},
+// CHECK-B: call @dnnl_sgemm({{.*}}, %c1024_i64{{[_0-9]*}}, %c1024_i64{{[_0-9]*}}, %c129_i64{{[_0-9]*}},
+// CHECK-B: call @dnnl_sgemm({{.*}}, %c64_i64{{[_0-9]*}}, %c1024_i64{{[_0-9]*}}, %c1024_i64{{[_0-9]*}},
+// CHECK-B: call @dnnl_sgemm({{.*}}, %c129_i64{{[_0-9]*}}, %c1024_i64{{[_0-9]*}}, %c1024_i64{{[_0-9]*}},
 func.func @classes(%a8: memref<8x8xf32>, %c8: memref<8x8xf32>,
                    %a64: memref<64x64xf32>, %c64: memref<64x64xf32>,
                    %a256: memref<256x256xf32>, %c256: memref<256x256xf32>,

@@ -8,15 +8,15 @@
 // RUN: trellis-run %s --entry=checked --input=%t/ok.npy --input=%t/table.npy --output-dir=%t/ok
 // RUN: %python -c "import numpy as np, sys; t = np.load('%t/table.npy'); i = np.load('%t/ok.npy'); sys.exit(0 if np.array_equal(np.load('%t/ok/result0.npy'), t[i]) else 1)"
 // RUN: not trellis-run %s --entry=checked --input=%t/neg.npy --input=%t/table.npy > %t/neg.out 2> %t/neg.err
-// RUN: FileCheck %s --check-prefix=ERR --input-file=%t/neg.err
+// RUN: FileCheck %s --check-prefix=CHECK-ERR --input-file=%t/neg.err
 // RUN: not trellis-run %s --entry=checked --input=%t/big.npy --input=%t/table.npy 2> %t/big.err
-// RUN: FileCheck %s --check-prefix=ERR --input-file=%t/big.err
+// RUN: FileCheck %s --check-prefix=CHECK-ERR --input-file=%t/big.err
 // RUN: trellis-run %s --entry=unchecked --input=%t/big.npy --input=%t/table.npy --output-dir=%t/clamp
 // RUN: %python -c "import numpy as np, sys; t = np.load('%t/table.npy'); i = np.clip(np.load('%t/big.npy'), 0, 4); sys.exit(0 if np.array_equal(np.load('%t/clamp/result0.npy'), t[i]) else 1)"
 
 // One line, and no result printed.
-// ERR: trellis: rank 0: nn.embedding ({{.*}}embedding_checked.mlir:[[#@LINE+4]]:{{[0-9]+}}): an id is outside [0, 5) (checked = true)
-// ERR-NOT: {{.}}
+// CHECK-ERR: trellis: rank 0: nn.embedding ({{.*}}embedding_checked.mlir:[[#@LINE+4]]:{{[0-9]+}}): an id is outside [0, 5) (checked = true)
+// CHECK-ERR-NOT: {{.}}
 // Unchecked, id 5 reads row 4 (np.clip).
 func.func @checked(%ids: tensor<2x2xi32>, %t: tensor<5x3xf32>) -> tensor<2x2x3xf32> {
   %0 = nn.embedding %ids, %t {checked = true} : (tensor<2x2xi32>, tensor<5x3xf32>) -> tensor<2x2x3xf32>
