@@ -225,6 +225,61 @@ def NN_MeanOp : NN_DiffOp<"mean", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Vision layers
+//===----------------------------------------------------------------------===//
+
+def NN_Conv2DOp : NN_DiffOp<"conv2d", [Pure]> {
+  let summary = "2-D cross-correlation in NHWC with bias";
+  let description = [{
+    `result[n, i, j, f] = b[f] + Σ_{p, q, c} xp[n, i·sh + p·dh, j·sw + q·dw, c]
+    · w[p, q, c, f]` for `x : NxHxWxC`, `w : KHxKWxCxF` and `b : F`, where
+    `xp` is `x` padded with zeros by `padding = [top, bottom, left, right]`.
+    The result is `NxH'xW'xF` with
+    `H' = (H + top + bottom − dh·(KH − 1) − 1) / sh + 1` (rounded down), and
+    `W'` likewise. It is lowered to an im2col gather and one GEMM
+    (docs/vision.md).
+
+    Example:
+    ```mlir
+    %y = nn.conv2d %x, %w, %b {padding = array<i64: 1, 1, 1, 1>}
+        : (tensor<8x28x28x1xf32>, tensor<3x3x1x32xf32>, tensor<32xf32>)
+        -> tensor<8x28x28x32xf32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$x, NN_FloatTensor:$w,
+                       NN_FloatTensor:$b,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations);
+  let results = (outs NN_FloatTensor:$result);
+  let extraClassDeclaration = [{
+    /// The window geometry of the attributes and the operand shapes.
+    ::trellis::builders::Window2D getWindow();
+  }];
+  let assemblyFormat = [{
+    $x `,` $w `,` $b attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_FlattenOp : NN_DiffOp<"flatten", [Pure]> {
+  let summary = "row-major flatten of all dimensions after the first";
+  let description = [{
+    `x : Nx...` becomes `NxM`, `M` the product of the other dimensions
+    (`1` for a rank-1 `x`), in row-major order.
+
+    Example:
+    ```mlir
+    %f = nn.flatten %x : (tensor<8x7x7x64xf32>) -> tensor<8x3136xf32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$x);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Embedding, attention, dropout
 //===----------------------------------------------------------------------===//
 

@@ -394,6 +394,42 @@ Value fromMatrix(OpBuilder &b, Location loc, Value m, RankedTensorType type) {
   return tensor::ExpandShapeOp::create(b, loc, type, m, mergeLeading(rank));
 }
 
+/// Reassociation that merges all dimensions but the first: `Nx...` -> `NxM`.
+static SmallVector<ReassociationIndices> mergeTrailing(unsigned rank) {
+  ReassociationIndices rest;
+  for (unsigned i = 1; i < rank; ++i)
+    rest.push_back(i);
+  return {ReassociationIndices{0}, rest};
+}
+
+Value flattenTrailing(OpBuilder &b, Location loc, Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  unsigned rank = type.getRank();
+  if (rank == 2)
+    return x;
+  int64_t m = 1;
+  for (int64_t d : type.getShape().drop_front())
+    m *= d;
+  auto matrix =
+      RankedTensorType::get({type.getDimSize(0), m}, type.getElementType());
+  if (rank == 1)
+    return tensor::ExpandShapeOp::create(b, loc, matrix, x,
+                                         {ReassociationIndices{0, 1}});
+  return tensor::CollapseShapeOp::create(b, loc, matrix, x,
+                                         mergeTrailing(rank));
+}
+
+Value unflattenTrailing(OpBuilder &b, Location loc, Value m,
+                        RankedTensorType type) {
+  unsigned rank = type.getRank();
+  if (rank == 2)
+    return m;
+  if (rank == 1)
+    return tensor::CollapseShapeOp::create(b, loc, type, m,
+                                           {ReassociationIndices{0, 1}});
+  return tensor::ExpandShapeOp::create(b, loc, type, m, mergeTrailing(rank));
+}
+
 Value transpose2D(OpBuilder &b, Location loc, Value m) {
   auto type = cast<RankedTensorType>(m.getType());
   Value init = tensor::EmptyOp::create(

@@ -182,6 +182,12 @@ llvm::SmallVector<mlir::ReassociationIndices> mergeLeading(unsigned rank);
 mlir::Value toMatrix(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 mlir::Value fromMatrix(mlir::OpBuilder &b, mlir::Location loc, mlir::Value m,
                        mlir::RankedTensorType type);
+/// `x : Nx...` as an `NxM` matrix (trailing dims merged, a unit column
+/// added for rank 1: nn.flatten), and back to `type`.
+mlir::Value flattenTrailing(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value x);
+mlir::Value unflattenTrailing(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value m, mlir::RankedTensorType type);
 /// The transpose of a matrix (linalg.transpose).
 mlir::Value transpose2D(mlir::OpBuilder &b, mlir::Location loc, mlir::Value m);
 /// a·b for matrices (linalg.matmul into zeros).

@@ -15,6 +15,7 @@
 
 #include "trellis/Dialect/NN/IR/NN.h"
 #include "trellis/Utils/StructuredBuilders.h"
+#include "trellis/Utils/WindowBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -108,6 +109,34 @@ Value lowerDense(DenseOp op, DenseOp::Adaptor adaptor,
                                ValueRange{x2, adaptor.getW()}, ValueRange{init})
           .getResult(0);
   return fromMatrix(rewriter, loc, y2, resultType);
+}
+
+Value lowerConv2D(Conv2DOp op, Conv2DOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) {
+  // im2col, then one GEMM onto the broadcast bias (docs/vision.md).
+  Location loc = op.getLoc();
+  Window2D win = op.getWindow();
+  auto resultType = op.getResult().getType();
+  Value cols = buildIm2Col(
+      rewriter, loc, padSpatial(rewriter, loc, adaptor.getX(), win, 0.0), win);
+  auto y2Type = RankedTensorType::get(
+      {cast<RankedTensorType>(cols.getType()).getDimSize(0),
+       resultType.getShape().back()},
+      resultType.getElementType());
+  Value init = buildMap(
+      rewriter, loc, y2Type, adaptor.getB(), lastOnly(rewriter.getContext(), 2),
+      [](OpBuilder &, Location, ValueRange a) -> Value { return a[0]; });
+  Value y2 = linalg::MatmulOp::create(
+                 rewriter, loc, TypeRange{y2Type},
+                 ValueRange{cols, toMatrix(rewriter, loc, adaptor.getW())},
+                 ValueRange{init})
+                 .getResult(0);
+  return fromMatrix(rewriter, loc, y2, resultType);
+}
+
+Value lowerFlatten(FlattenOp, FlattenOp::Adaptor adaptor,
+                   ConversionPatternRewriter &rewriter) {
+  return flattenTrailing(rewriter, adaptor.getX().getLoc(), adaptor.getX());
 }
 
 /// The scalar functions of the unary elementwise layers.
@@ -515,6 +544,7 @@ void trellis::populateNNToLinalgPatterns(RewritePatternSet &patterns,
       Lowering<LayerNormOp, lowerLayerNorm>,
       Lowering<CrossEntropyOp, lowerCrossEntropy>, Lowering<MeanOp, lowerMean>,
       Lowering<EmbeddingOp, lowerEmbedding>, Lowering<DropoutOp, lowerDropout>,
+      Lowering<Conv2DOp, lowerConv2D>, Lowering<FlattenOp, lowerFlatten>,
       Lowering<ReversibleHalfResidualOp, lowerHalfResidual>,
       Lowering<ReversibleSwapOp, lowerSwap>,
       Lowering<ReversibleSerialOp, lowerSerial>>(ctx);

@@ -174,6 +174,81 @@ LogicalResult MeanOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Vision layers
+//===----------------------------------------------------------------------===//
+
+LogicalResult Conv2DOp::verify() {
+  auto x = getX().getType(), w = getW().getType();
+  if (x.getRank() != 4) // (nn.conv2d-C2)
+    return emitOpError("expects x of rank 4 (NxHxWxC), got rank ")
+           << x.getRank();
+  if (w.getRank() != 4) // (nn.conv2d-C3)
+    return emitOpError("expects w of rank 4 (KHxKWxCxF), got rank ")
+           << w.getRank();
+  if (w.getDimSize(2) != x.getDimSize(3)) // (nn.conv2d-C4)
+    return emitOpError("expects w's third dimension to equal x's channels (")
+           << x.getDimSize(3) << "), got " << w.getDimSize(2);
+  int64_t f = w.getDimSize(3);
+  if (failed(verifyVector(*this, "b", getB(), f))) // (nn.conv2d-C5)
+    return failure();
+  ArrayRef<int64_t> strides = getStrides(), padding = getPadding(),
+                    dilations = getDilations();
+  // (nn.conv2d-C6)
+  if (strides.size() != 2 || dilations.size() != 2 || padding.size() != 4)
+    return emitOpError("expects 2 strides, 2 dilations and 4 paddings, got ")
+           << strides.size() << ", " << dilations.size() << " and "
+           << padding.size();
+  // (nn.conv2d-C7)
+  if (llvm::any_of(strides, [](int64_t s) { return s < 1; }) ||
+      llvm::any_of(dilations, [](int64_t d) { return d < 1; }) ||
+      llvm::any_of(padding, [](int64_t p) { return p < 0; }))
+    return emitOpError("expects strides and dilations ≥ 1 and paddings ≥ 0");
+  SmallVector<int64_t> expected{x.getDimSize(0)};
+  for (unsigned i = 0; i < 2; ++i) {
+    int64_t extent = x.getDimSize(1 + i) + padding[2 * i] + padding[2 * i + 1];
+    int64_t span = dilations[i] * (w.getDimSize(i) - 1) + 1;
+    if (w.getDimSize(i) < 1 || span > extent) // (nn.conv2d-C8)
+      return emitOpError("expects the dilated window (")
+             << span << ") to fit the padded input (" << extent
+             << ") in dimension " << (1 + i);
+    expected.push_back((extent - span) / strides[i] + 1);
+  }
+  expected.push_back(f);
+  // (nn.conv2d-C9)
+  if (getResult().getType().getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError("expects result shape ")
+           << shapeString(expected) << ", got "
+           << shapeString(getResult().getType().getShape());
+  // (nn.conv2d-C10)
+  return verifySameElementType(*this, {getX(), getW(), getB(), getResult()});
+}
+
+trellis::builders::Window2D Conv2DOp::getWindow() {
+  ArrayRef<int64_t> w = getW().getType().getShape(),
+                    y = getResult().getType().getShape(), s = getStrides(),
+                    p = getPadding(), d = getDilations();
+  return {w[0], w[1], s[0], s[1], d[0], d[1],
+          p[0], p[1], p[2], p[3], y[1], y[2]};
+}
+
+LogicalResult FlattenOp::verify() {
+  auto x = getX().getType();
+  if (x.getRank() < 1) // (nn.flatten-C2)
+    return emitOpError("expects x of rank at least 1");
+  int64_t m = 1;
+  for (int64_t d : x.getShape().drop_front())
+    m *= d;
+  SmallVector<int64_t> expected{x.getDimSize(0), m};
+  // (nn.flatten-C3)
+  if (getResult().getType().getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError("expects result shape ")
+           << shapeString(expected) << ", got "
+           << shapeString(getResult().getType().getShape());
+  // (nn.flatten-C4)
+  return verifySameElementType(*this, {getX(), getResult()});
+}
+
+//===----------------------------------------------------------------------===//
 // Embedding, attention, dropout
 //===----------------------------------------------------------------------===//
 

@@ -8,6 +8,7 @@
 
 #include "trellis/Dialect/NN/IR/NN.h"
 #include "trellis/Utils/StructuredBuilders.h"
+#include "trellis/Utils/WindowBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -264,6 +265,34 @@ LogicalResult MeanOp::buildReverse(OpBuilder &b, ReverseContext &,
                        return mulF(nb, l, a[0],
                                    constantLike(nb, l, a[0], invN));
                      })});
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Vision layers
+//===----------------------------------------------------------------------===//
+
+LogicalResult Conv2DOp::buildReverse(OpBuilder &b, ReverseContext &,
+                                     ValueRange dres, ValueVec &d) {
+  // With cols = im2col(pad(x)) and y = cols·w2 + b: dw2 = colsᵀ·dy,
+  // dcols = dy·w2ᵀ summed back into x (col2im), db = Σ dy.
+  Location loc = getLoc();
+  Window2D win = getWindow();
+  auto wType = getW().getType();
+  Value cols = buildIm2Col(b, loc, padSpatial(b, loc, getX(), win, 0.0), win);
+  Value dy2 = toMatrix(b, loc, dres[0]);
+  Value w2 = toMatrix(b, loc, getW());
+  Value dcols = matmul(b, loc, dy2, transpose2D(b, loc, w2));
+  d.assign({buildCol2Im(b, loc, dcols, getX().getType(), win),
+            fromMatrix(b, loc, matmul(b, loc, transpose2D(b, loc, cols), dy2),
+                       wType),
+            sumRows(b, loc, dy2)});
+  return success();
+}
+
+LogicalResult FlattenOp::buildReverse(OpBuilder &b, ReverseContext &,
+                                      ValueRange dres, ValueVec &d) {
+  d.assign({unflattenTrailing(b, getLoc(), dres[0], getX().getType())});
   return success();
 }
 

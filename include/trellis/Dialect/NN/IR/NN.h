@@ -8,6 +8,7 @@
 #define TRELLIS_DIALECT_NN_IR_NN_H
 
 #include "trellis/Dialect/AD/IR/ADInterfaces.h"
+#include "trellis/Utils/WindowBuilders.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/Builders.h"
