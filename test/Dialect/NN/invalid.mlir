@@ -638,3 +638,111 @@ func.func @dynamic_sigmoid(%x: tensor<?xf32>) {
   %0 = nn.sigmoid %x : tensor<?xf32>
   return
 }
+
+// -----
+
+// nn.conv2d-C2
+func.func @conv2d_x_rank(%x: tensor<8x8x3xf32>, %w: tensor<3x3x3x4xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{expects x of rank 4 (NxHxWxC), got rank 3}}
+  %0 = nn.conv2d %x, %w, %b : (tensor<8x8x3xf32>, tensor<3x3x3x4xf32>, tensor<4xf32>) -> tensor<1x6x6x4xf32>
+  return
+}
+
+// -----
+
+// nn.conv2d-C3
+func.func @conv2d_w_rank(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x4xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{expects w of rank 4 (KHxKWxCxF), got rank 3}}
+  %0 = nn.conv2d %x, %w, %b : (tensor<1x8x8x3xf32>, tensor<3x3x4xf32>, tensor<4xf32>) -> tensor<1x6x6x4xf32>
+  return
+}
+
+// -----
+
+// nn.conv2d-C4
+func.func @conv2d_channels(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x2x4xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{expects w's third dimension to equal x's channels (3), got 2}}
+  %0 = nn.conv2d %x, %w, %b : (tensor<1x8x8x3xf32>, tensor<3x3x2x4xf32>, tensor<4xf32>) -> tensor<1x6x6x4xf32>
+  return
+}
+
+// -----
+
+// nn.conv2d-C5
+func.func @conv2d_bias(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x4xf32>, %b: tensor<5xf32>) {
+  // expected-error @+1 {{expects b of length 4, got 5}}
+  %0 = nn.conv2d %x, %w, %b : (tensor<1x8x8x3xf32>, tensor<3x3x3x4xf32>, tensor<5xf32>) -> tensor<1x6x6x4xf32>
+  return
+}
+
+// -----
+
+// nn.conv2d-C6
+func.func @conv2d_attr_sizes(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x4xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{expects 2 strides, 2 dilations and 4 paddings, got 2, 2 and 2}}
+  %0 = nn.conv2d %x, %w, %b {padding = array<i64: 1, 1>} : (tensor<1x8x8x3xf32>, tensor<3x3x3x4xf32>, tensor<4xf32>) -> tensor<1x8x8x4xf32>
+  return
+}
+
+// -----
+
+// nn.conv2d-C7
+func.func @conv2d_stride_zero(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x4xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{expects strides and dilations ≥ 1 and paddings ≥ 0}}
+  %0 = nn.conv2d %x, %w, %b {strides = array<i64: 0, 1>} : (tensor<1x8x8x3xf32>, tensor<3x3x3x4xf32>, tensor<4xf32>) -> tensor<1x6x6x4xf32>
+  return
+}
+
+// -----
+
+// nn.conv2d-C8
+func.func @conv2d_window_too_large(%x: tensor<1x4x8x3xf32>, %w: tensor<3x3x3x4xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{expects the dilated window (5) to fit the padded input (4) in dimension 1}}
+  %0 = nn.conv2d %x, %w, %b {dilations = array<i64: 2, 1>} : (tensor<1x4x8x3xf32>, tensor<3x3x3x4xf32>, tensor<4xf32>) -> tensor<1x1x6x4xf32>
+  return
+}
+
+// -----
+
+// nn.conv2d-C9
+func.func @conv2d_result(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x4xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{expects result shape [1,3,3,4], got [1,4,4,4]}}
+  %0 = nn.conv2d %x, %w, %b {strides = array<i64: 2, 2>} : (tensor<1x8x8x3xf32>, tensor<3x3x3x4xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+  return
+}
+
+// -----
+
+// nn.conv2d-C10
+func.func @conv2d_types(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x4xf64>, %b: tensor<4xf64>) {
+  // expected-error @+1 {{expects all float operands and results to have one element type, got 'f32' and 'f64'}}
+  %0 = nn.conv2d %x, %w, %b : (tensor<1x8x8x3xf32>, tensor<3x3x3x4xf64>, tensor<4xf64>) -> tensor<1x6x6x4xf32>
+  return
+}
+
+// -----
+
+// nn.flatten-C2
+func.func @flatten_rank0(%x: tensor<f32>) {
+  // expected-error @+1 {{expects x of rank at least 1}}
+  %0 = nn.flatten %x : (tensor<f32>) -> tensor<1x1xf32>
+  return
+}
+
+// -----
+
+// nn.flatten-C3
+func.func @flatten_result(%x: tensor<2x3x4xf32>) {
+  // expected-error @+1 {{expects result shape [2,12], got [6,4]}}
+  %0 = nn.flatten %x : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
+  return
+}
+
+// -----
+
+// nn.flatten-C4
+func.func @flatten_types(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{expects all float operands and results to have one element type, got 'f32' and 'f64'}}
+  %0 = nn.flatten %x : (tensor<2x3xf32>) -> tensor<2x3xf64>
+  return
+}

@@ -128,3 +128,20 @@ func.func @sigmoid(%x: tensor<3x5xf64>) -> tensor<3x5xf64> {
   %y = nn.sigmoid %x : tensor<3x5xf64>
   return %y : tensor<3x5xf64>
 }
+
+// Generic form: the attribute names of SPEC's vision table; defaults apply
+// when they are left out (and are elided when printed).
+// CHECK-LABEL: func.func @conv2d_flatten
+// GENERIC-LABEL: sym_name = "conv2d_flatten"
+func.func @conv2d_flatten(%x: tensor<2x8x8x3xf32>, %w: tensor<3x3x3x4xf32>, %b: tensor<4xf32>) -> tensor<2x144xf32> {
+  // CHECK: nn.conv2d %{{.*}}, %{{.*}}, %{{.*}} {padding = array<i64: 0, 1, 0, 1>, strides = array<i64: 2, 2>}
+  // GENERIC: "nn.conv2d"(%{{.*}}, %{{.*}}, %{{.*}}) <{dilations = array<i64: 1, 1>, padding = array<i64: 0, 1, 0, 1>, strides = array<i64: 2, 2>}>
+  %y = "nn.conv2d"(%x, %w, %b) {strides = array<i64: 2, 2>, padding = array<i64: 0, 1, 0, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<2x8x8x3xf32>, tensor<3x3x3x4xf32>, tensor<4xf32>) -> tensor<2x4x4x4xf32>
+  // CHECK: nn.conv2d %{{.*}}, %{{.*}}, %{{.*}} : (tensor<2x8x8x3xf32>, tensor<3x3x3x4xf32>, tensor<4xf32>) -> tensor<2x6x6x4xf32>
+  %z = nn.conv2d %x, %w, %b : (tensor<2x8x8x3xf32>, tensor<3x3x3x4xf32>, tensor<4xf32>) -> tensor<2x6x6x4xf32>
+  // CHECK: nn.flatten %{{.*}} : (tensor<2x6x6x4xf32>) -> tensor<2x144xf32>
+  // GENERIC: "nn.flatten"(%{{.*}}) : (tensor<2x6x6x4xf32>) -> tensor<2x144xf32>
+  %f = nn.flatten %z : (tensor<2x6x6x4xf32>) -> tensor<2x144xf32>
+  return %f : tensor<2x144xf32>
+}
