@@ -746,3 +746,12 @@ func.func @flatten_types(%x: tensor<2x3xf32>) {
   %0 = nn.flatten %x : (tensor<2x3xf32>) -> tensor<2x3xf64>
   return
 }
+
+// -----
+
+// nn.conv2d-C8: window arithmetic that would overflow is an error, not UB.
+func.func @conv2d_padding_overflow(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x4xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{expects paddings and dilations whose window extents fit in 64 bits}}
+  %0 = nn.conv2d %x, %w, %b {padding = array<i64: 9223372036854775800, 100, 0, 0>} : (tensor<1x8x8x3xf32>, tensor<3x3x3x4xf32>, tensor<4xf32>) -> tensor<1x6x6x4xf32>
+  return
+}

@@ -11,6 +11,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <charconv>
 #include <cstdlib>
@@ -205,13 +206,23 @@ LogicalResult Conv2DOp::verify() {
     return emitOpError("expects strides and dilations ≥ 1 and paddings ≥ 0");
   SmallVector<int64_t> expected{x.getDimSize(0)};
   for (unsigned i = 0; i < 2; ++i) {
-    int64_t extent = x.getDimSize(1 + i) + padding[2 * i] + padding[2 * i + 1];
-    int64_t span = dilations[i] * (w.getDimSize(i) - 1) + 1;
-    if (w.getDimSize(i) < 1 || span > extent) // (nn.conv2d-C8)
+    // Checked: huge attributes must be an error, not a signed overflow.
+    std::optional<int64_t> extent =
+        llvm::checkedAdd(x.getDimSize(1 + i), padding[2 * i]);
+    if (extent)
+      extent = llvm::checkedAdd(*extent, padding[2 * i + 1]);
+    std::optional<int64_t> span =
+        llvm::checkedMul(dilations[i], w.getDimSize(i) - 1);
+    if (span)
+      span = llvm::checkedAdd(*span, int64_t{1});
+    if (!extent || !span)
+      return emitOpError("expects paddings and dilations whose window "
+                         "extents fit in 64 bits");
+    if (w.getDimSize(i) < 1 || *span > *extent) // (nn.conv2d-C8)
       return emitOpError("expects the dilated window (")
-             << span << ") to fit the padded input (" << extent
+             << *span << ") to fit the padded input (" << *extent
              << ") in dimension " << (1 + i);
-    expected.push_back((extent - span) / strides[i] + 1);
+    expected.push_back((*extent - *span) / strides[i] + 1);
   }
   expected.push_back(f);
   // (nn.conv2d-C9)
@@ -235,10 +246,13 @@ LogicalResult FlattenOp::verify() {
   auto x = getX().getType();
   if (x.getRank() < 1) // (nn.flatten-C2)
     return emitOpError("expects x of rank at least 1");
-  int64_t m = 1;
+  std::optional<int64_t> m = 1;
   for (int64_t d : x.getShape().drop_front())
-    m *= d;
-  SmallVector<int64_t> expected{x.getDimSize(0), m};
+    if (m)
+      m = llvm::checkedMul(*m, d);
+  if (!m)
+    return emitOpError("expects a flattened size that fits in 64 bits");
+  SmallVector<int64_t> expected{x.getDimSize(0), *m};
   // (nn.flatten-C3)
   if (getResult().getType().getShape() != ArrayRef<int64_t>(expected))
     return emitOpError("expects result shape ")
