@@ -368,30 +368,29 @@ SmallVector<ReassociationIndices> mergeLeading(unsigned rank) {
   return {leading, {static_cast<int64_t>(rank - 1)}};
 }
 
-Value toMatrix(OpBuilder &b, Location loc, Value x) {
+/// `x` as the `rows x cols` matrix that merges its dims by `merge` (rank 2:
+/// `x` itself; rank 1: a unit dimension added), and back.
+static Value asMatrix(OpBuilder &b, Location loc, Value x, int64_t rows,
+                      int64_t cols, ArrayRef<ReassociationIndices> merge) {
   auto type = cast<RankedTensorType>(x.getType());
-  int64_t k = type.getShape().back();
-  unsigned rank = type.getRank();
-  if (rank == 2)
+  if (type.getRank() == 2)
     return x;
-  int64_t m = 1;
-  for (int64_t d : type.getShape().drop_back())
-    m *= d;
-  auto matrix = RankedTensorType::get({m, k}, type.getElementType());
-  if (rank == 1)
+  auto matrix = RankedTensorType::get({rows, cols}, type.getElementType());
+  if (type.getRank() == 1)
     return tensor::ExpandShapeOp::create(b, loc, matrix, x,
                                          {ReassociationIndices{0, 1}});
-  return tensor::CollapseShapeOp::create(b, loc, matrix, x, mergeLeading(rank));
+  return tensor::CollapseShapeOp::create(b, loc, matrix, x, merge);
 }
 
-Value fromMatrix(OpBuilder &b, Location loc, Value m, RankedTensorType type) {
-  unsigned rank = type.getRank();
-  if (rank == 2)
+static Value fromMatrixAs(OpBuilder &b, Location loc, Value m,
+                          RankedTensorType type,
+                          ArrayRef<ReassociationIndices> merge) {
+  if (type.getRank() == 2)
     return m;
-  if (rank == 1)
+  if (type.getRank() == 1)
     return tensor::CollapseShapeOp::create(b, loc, type, m,
                                            {ReassociationIndices{0, 1}});
-  return tensor::ExpandShapeOp::create(b, loc, type, m, mergeLeading(rank));
+  return tensor::ExpandShapeOp::create(b, loc, type, m, merge);
 }
 
 /// Reassociation that merges all dimensions but the first: `Nx...` -> `NxM`.
@@ -402,32 +401,32 @@ static SmallVector<ReassociationIndices> mergeTrailing(unsigned rank) {
   return {ReassociationIndices{0}, rest};
 }
 
+static int64_t product(ArrayRef<int64_t> dims) {
+  int64_t p = 1;
+  for (int64_t d : dims)
+    p *= d;
+  return p;
+}
+
+Value toMatrix(OpBuilder &b, Location loc, Value x) {
+  ArrayRef<int64_t> s = cast<RankedTensorType>(x.getType()).getShape();
+  return asMatrix(b, loc, x, product(s.drop_back()), s.back(),
+                  mergeLeading(s.size()));
+}
+
+Value fromMatrix(OpBuilder &b, Location loc, Value m, RankedTensorType type) {
+  return fromMatrixAs(b, loc, m, type, mergeLeading(type.getRank()));
+}
+
 Value flattenTrailing(OpBuilder &b, Location loc, Value x) {
-  auto type = cast<RankedTensorType>(x.getType());
-  unsigned rank = type.getRank();
-  if (rank == 2)
-    return x;
-  int64_t m = 1;
-  for (int64_t d : type.getShape().drop_front())
-    m *= d;
-  auto matrix =
-      RankedTensorType::get({type.getDimSize(0), m}, type.getElementType());
-  if (rank == 1)
-    return tensor::ExpandShapeOp::create(b, loc, matrix, x,
-                                         {ReassociationIndices{0, 1}});
-  return tensor::CollapseShapeOp::create(b, loc, matrix, x,
-                                         mergeTrailing(rank));
+  ArrayRef<int64_t> s = cast<RankedTensorType>(x.getType()).getShape();
+  return asMatrix(b, loc, x, s.front(), product(s.drop_front()),
+                  mergeTrailing(s.size()));
 }
 
 Value unflattenTrailing(OpBuilder &b, Location loc, Value m,
                         RankedTensorType type) {
-  unsigned rank = type.getRank();
-  if (rank == 2)
-    return m;
-  if (rank == 1)
-    return tensor::CollapseShapeOp::create(b, loc, type, m,
-                                           {ReassociationIndices{0, 1}});
-  return tensor::ExpandShapeOp::create(b, loc, type, m, mergeTrailing(rank));
+  return fromMatrixAs(b, loc, m, type, mergeTrailing(type.getRank()));
 }
 
 Value transpose2D(OpBuilder &b, Location loc, Value m) {

@@ -1,5 +1,4 @@
-//===- WindowBuilders.h - Sliding-window pieces of vision layers -*- C++
-//-*-===//
+//===- WindowBuilders.h - Sliding-window pieces of vision layers -===//
 //
 // The structured pieces nn.conv2d's lowering and reverse rule share: zero
 // padding, the im2col gather (one linalg.generic whose input map is the

@@ -134,9 +134,9 @@ Value lowerConv2D(Conv2DOp op, Conv2DOp::Adaptor adaptor,
   return fromMatrix(rewriter, loc, y2, resultType);
 }
 
-Value lowerFlatten(FlattenOp, FlattenOp::Adaptor adaptor,
+Value lowerFlatten(FlattenOp op, FlattenOp::Adaptor adaptor,
                    ConversionPatternRewriter &rewriter) {
-  return flattenTrailing(rewriter, adaptor.getX().getLoc(), adaptor.getX());
+  return flattenTrailing(rewriter, op.getLoc(), adaptor.getX());
 }
 
 /// The scalar functions of the unary elementwise layers.

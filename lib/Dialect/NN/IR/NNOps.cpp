@@ -43,6 +43,16 @@ static std::string shapeString(ArrayRef<int64_t> shape) {
   return s;
 }
 
+/// The result of a layer has the shape its operands and attributes give.
+static LogicalResult verifyResultShape(Operation *op, Value result,
+                                       ArrayRef<int64_t> expected) {
+  ArrayRef<int64_t> shape = cast<ShapedType>(result.getType()).getShape();
+  if (shape == expected)
+    return success();
+  return op->emitOpError("expects result shape ")
+         << shapeString(expected) << ", got " << shapeString(shape);
+}
+
 /// A parameter vector (layer_norm scale and bias, dense bias) of length `n`.
 static LogicalResult verifyVector(Operation *op, StringRef name, Value v,
                                   int64_t n) {
@@ -79,10 +89,8 @@ LogicalResult DenseOp::verify() {
   SmallVector<int64_t> expected(x.getShape().drop_back());
   expected.push_back(n);
   // (nn.dense-C7)
-  if (getResult().getType().getShape() != ArrayRef<int64_t>(expected))
-    return emitOpError("expects result shape ")
-           << shapeString(expected) << ", got "
-           << shapeString(getResult().getType().getShape());
+  if (failed(verifyResultShape(*this, getResult(), expected)))
+    return failure();
   // (nn.dense-C8)
   return verifySameElementType(*this, {getX(), getW(), getB(), getResult()});
 }
@@ -226,10 +234,8 @@ LogicalResult Conv2DOp::verify() {
   }
   expected.push_back(f);
   // (nn.conv2d-C9)
-  if (getResult().getType().getShape() != ArrayRef<int64_t>(expected))
-    return emitOpError("expects result shape ")
-           << shapeString(expected) << ", got "
-           << shapeString(getResult().getType().getShape());
+  if (failed(verifyResultShape(*this, getResult(), expected)))
+    return failure();
   // (nn.conv2d-C10)
   return verifySameElementType(*this, {getX(), getW(), getB(), getResult()});
 }
@@ -254,10 +260,8 @@ LogicalResult FlattenOp::verify() {
     return emitOpError("expects a flattened size that fits in 64 bits");
   SmallVector<int64_t> expected{x.getDimSize(0), *m};
   // (nn.flatten-C3)
-  if (getResult().getType().getShape() != ArrayRef<int64_t>(expected))
-    return emitOpError("expects result shape ")
-           << shapeString(expected) << ", got "
-           << shapeString(getResult().getType().getShape());
+  if (failed(verifyResultShape(*this, getResult(), expected)))
+    return failure();
   // (nn.flatten-C4)
   return verifySameElementType(*this, {getX(), getResult()});
 }
@@ -276,10 +280,8 @@ LogicalResult EmbeddingOp::verify() {
   SmallVector<int64_t> expected(ids.getShape());
   expected.push_back(table.getDimSize(1));
   // (nn.embedding-C4)
-  if (getResult().getType().getShape() != ArrayRef<int64_t>(expected))
-    return emitOpError("expects result shape ")
-           << shapeString(expected) << ", got "
-           << shapeString(getResult().getType().getShape());
+  if (failed(verifyResultShape(*this, getResult(), expected)))
+    return failure();
   // (nn.embedding-C5)
   return verifySameElementType(*this, {getTable(), getResult()});
 }
