@@ -254,10 +254,92 @@ def NN_Conv2DOp : NN_DiffOp<"conv2d", [Pure]> {
   let results = (outs NN_FloatTensor:$result);
   let extraClassDeclaration = [{
     /// The window geometry of the attributes and the operand shapes.
-    ::trellis::builders::Window2D getWindow();
+    ::trellis::builders::Window2D getGeometry();
   }];
   let assemblyFormat = [{
     $x `,` $w `,` $b attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+/// max_pool2d and avg_pool2d: a window reduction over H and W of NHWC.
+class NN_Pool2DOp<string mnemonic, string reduction, string padValue>
+    : NN_DiffOp<mnemonic, [Pure]> {
+  let summary = "2-D " # reduction # " pooling in NHWC";
+  let description = [{
+    `result[n, i, j, c]` is the }] # reduction # [{ of `xp[n, i·sh + p,
+    j·sw + q, c]` over the window `0 ≤ p < kh`, `0 ≤ q < kw`, where `xp` is
+    `x` padded by `padding = [top, bottom, left, right]` with }] # padValue
+    # [{. `strides` defaults to the window. The result is `NxH'xW'xC` with
+    `H' = (H + top + bottom − kh) / sh + 1` (rounded down), and `W'`
+    likewise. Each padding is smaller than the window, so every window
+    holds at least one element of `x`.
+
+    Example:
+    ```mlir
+    %y = nn.}] # mnemonic # [{ %x {window = array<i64: 2, 2>}
+        : (tensor<8x28x28x32xf32>) -> tensor<8x14x14x32xf32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$x, DenseI64ArrayAttr:$window,
+                       OptionalAttr<DenseI64ArrayAttr>:$strides,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding);
+  let results = (outs NN_FloatTensor:$result);
+  let extraClassDeclaration = [{
+    /// The window geometry of the attributes and the operand shapes.
+    ::trellis::builders::Window2D getGeometry();
+  }];
+  let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def NN_MaxPool2DOp : NN_Pool2DOp<"max_pool2d", "maximum",
+                                 "−∞ (padding never wins)"> {}
+def NN_AvgPool2DOp : NN_Pool2DOp<"avg_pool2d", "mean",
+    "zeros (the sum is divided by `kh·kw`, padding included: PyTorch's "
+    "`count_include_pad`)"> {}
+
+def NN_BatchNormOp : NN_DiffOp<"batch_norm", [Pure]> {
+  let summary = "batch normalisation over all dimensions but the last";
+  let description = [{
+    `y = (x − μ) / sqrt(σ² + epsilon) · scale + bias` per channel (the last
+    dimension `C` of `x`). In training (`training = true`, the default, as
+    for a new PyTorch module or Trax's `mode='train'`), μ and σ² are the
+    batch mean and biased variance over the `M` positions of the other
+    dimensions, and the running statistics are updated with PyTorch's
+    momentum convention: `new_mean = (1 − m)·mean + m·μ`,
+    `new_var = (1 − m)·var + m·σ²·M/(M − 1)`. In inference μ and σ² are
+    `mean` and `var`, which pass through unchanged.
+
+    `new_mean` and `new_var` are the layer's state (Trax's `new_state`):
+    they are not differentiated, and `mean`/`var` get no cotangent.
+    `epsilon` is read like layer_norm's; `momentum` is an f32 in `[0, 1]`.
+
+    Example:
+    ```mlir
+    %y, %m, %v = nn.batch_norm %x, %s, %b, %mean, %var {momentum = 1.0e-01 : f32}
+        : (tensor<8x14x14x32xf32>, tensor<32xf32>, tensor<32xf32>,
+           tensor<32xf32>, tensor<32xf32>)
+        -> (tensor<8x14x14x32xf32>, tensor<32xf32>, tensor<32xf32>)
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$x, NN_FloatTensor:$scale,
+                       NN_FloatTensor:$bias, NN_FloatTensor:$mean,
+                       NN_FloatTensor:$var,
+                       DefaultValuedAttr<NN_EpsilonAttr, "1.0e-5f">:$epsilon,
+                       DefaultValuedAttr<F32Attr, "0.1f">:$momentum,
+                       DefaultValuedAttr<BoolAttr, "true">:$training);
+  let results = (outs NN_FloatTensor:$y, NN_FloatTensor:$new_mean,
+                      NN_FloatTensor:$new_var);
+  let extraClassDeclaration = [{
+    /// epsilon and momentum in the precision of the operands (as
+    /// layer_norm's epsilon).
+    double getEpsilonValue();
+    double getMomentumValue();
+  }];
+  let assemblyFormat = [{
+    $x `,` $scale `,` $bias `,` $mean `,` $var attr-dict `:`
+    functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }

@@ -303,6 +303,29 @@ std::pair<Value, Value> buildRowMoments(OpBuilder &b, Location loc, Value x) {
   return {sum, sqDev};
 }
 
+std::pair<Value, Value> buildColumnMoments(OpBuilder &b, Location loc,
+                                           Value m) {
+  auto type = cast<RankedTensorType>(m.getType());
+  MLIRContext *ctx = b.getContext();
+  double invM = 1.0 / static_cast<double>(type.getDimSize(0));
+  Value mean = buildElementwise(
+      b, loc, sumRows(b, loc, m),
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        return mulF(nb, l, a[0], constantLike(nb, l, a[0], invM));
+      });
+  AffineMap col = selectDims(ctx, 2, {1});
+  Value init =
+      filledTensor(b, loc, {type.getDimSize(1)}, type.getElementType(), 0.0);
+  Value sqDev = buildGeneric(
+      b, loc, {m, mean}, {identity(ctx, 2), col}, init, col,
+      {utils::IteratorType::reduction, utils::IteratorType::parallel},
+      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value dev = subF(nb, l, a[0], a[1]);
+        return addF(nb, l, mulF(nb, l, dev, dev), a[2]);
+      });
+  return {mean, sqDev};
+}
+
 /// Row maximum and Σ exp(x − max) over the last dimension of `x`: the shared
 /// core of softmax, log-softmax, cross-entropy and attention.
 std::pair<Value, Value> buildStableExpSum(OpBuilder &b, Location loc, Value x) {

@@ -4,6 +4,7 @@
 
 #include "trellis/Utils/StructuredBuilders.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -58,50 +59,173 @@ Value trellis::builders::buildIm2Col(OpBuilder &b, Location loc, Value xp,
       ArrayRef<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
 }
 
-Value trellis::builders::buildCol2Im(OpBuilder &b, Location loc, Value cols,
-                                     RankedTensorType xType,
-                                     const Window2D &win) {
+namespace {
+/// The loops (n, i, j, p, q, c) of a window reduction read xp[n, i·sh + p,
+/// j·sw + q, c] and write out[n, i, j, c]. Like linalg's pooling ops, they
+/// also read a `KHxKW` shape-only operand (an empty tensor, never loaded)
+/// through (p, q), which bounds the window loops.
+struct WindowLoops {
+  Value window;
+  AffineMap read, windowMap, out;
+  SmallVector<utils::IteratorType> iterators;
+};
+
+WindowLoops windowLoops(OpBuilder &b, Location loc, Type elementType,
+                        const Window2D &win) {
   MLIRContext *ctx = b.getContext();
+  AffineExpr d[6];
+  bindDims(ctx, d[0], d[1], d[2], d[3], d[4], d[5]);
+  using utils::IteratorType;
+  return {
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{win.kh, win.kw},
+                              elementType),
+      AffineMap::get(
+          6, 0, {d[0], d[1] * win.sh + d[3], d[2] * win.sw + d[4], d[5]}, ctx),
+      AffineMap::get(6, 0, {d[3], d[4]}, ctx),
+      AffineMap::get(6, 0, {d[0], d[1], d[2], d[5]}, ctx),
+      {IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
+       IteratorType::reduction, IteratorType::reduction,
+       IteratorType::parallel}};
+}
+} // namespace
+
+Value trellis::builders::buildWindowReduce(OpBuilder &b, Location loc, Value xp,
+                                           const Window2D &win, double init,
+                                           ScalarFn combine) {
+  auto type = cast<RankedTensorType>(xp.getType());
+  WindowLoops loops = windowLoops(b, loc, type.getElementType(), win);
+  Value acc = filledTensor(
+      b, loc, {type.getDimSize(0), win.outH, win.outW, type.getDimSize(3)},
+      type.getElementType(), init);
+  return buildGeneric(b, loc, {xp, loops.window}, {loops.read, loops.windowMap},
+                      acc, loops.out, loops.iterators,
+                      [&](OpBuilder &nb, Location l, ValueRange a) {
+                        return combine(nb, l, {a[0], a[2]});
+                      });
+}
+
+Value trellis::builders::buildWindowArgMax(OpBuilder &b, Location loc, Value x,
+                                           const Window2D &win) {
+  auto type = cast<RankedTensorType>(x.getType());
+  Type t = type.getElementType();
+  Value xp = padSpatial(b, loc, x, win, 0.0);
+  WindowLoops loops = windowLoops(b, loc, t, win);
+  SmallVector<int64_t> shape{type.getDimSize(0), win.outH, win.outW,
+                             type.getDimSize(3)};
+  Value best = filledTensor(b, loc, shape, t, 0.0);
+  Value tap = tensor::EmptyOp::create(b, loc, shape, b.getI32Type());
+  tap = linalg::FillOp::create(b, loc, i32Const(b, loc, -1), tap).getResult(0);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{best.getType(), tap.getType()},
+      ValueRange{xp, loops.window}, ValueRange{best, tap},
+      ArrayRef<AffineMap>{loops.read, loops.windowMap, loops.out, loops.out},
+      loops.iterators, [&](OpBuilder &nb, Location l, ValueRange a) {
+        // Element (row, col) of x is real when row = i·sh + p − top is in
+        // [0, H) and col likewise.
+        auto coordinate = [&](unsigned outDim, unsigned tapDim, int64_t stride,
+                              int64_t pad) -> Value {
+          Value i = linalg::IndexOp::create(nb, l, outDim);
+          Value p = linalg::IndexOp::create(nb, l, tapDim);
+          Value pos = arith::AddIOp::create(
+              nb, l, arith::MulIOp::create(nb, l, i, indexConst(nb, l, stride)),
+              p);
+          return arith::SubIOp::create(nb, l, pos, indexConst(nb, l, pad));
+        };
+        auto inRange = [&](Value v, int64_t size) -> Value {
+          Value lo = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, v,
+                                           indexConst(nb, l, 0));
+          Value hi = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, v,
+                                           indexConst(nb, l, size));
+          return arith::AndIOp::create(nb, l, lo, hi);
+        };
+        Value real = arith::AndIOp::create(
+            nb, l,
+            inRange(coordinate(1, 3, win.sh, win.top), type.getDimSize(1)),
+            inRange(coordinate(2, 4, win.sw, win.left), type.getDimSize(2)));
+        Value v = a[0], cur = a[2], curTap = a[3];
+        Value unset = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt,
+                                            curTap, i32Const(nb, l, 0));
+        Value greater =
+            arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT, v, cur);
+        // A NaN wins over numbers, and the first NaN over later ones.
+        Value vNaN =
+            arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNO, v, v);
+        Value curNumber =
+            arith::CmpFOp::create(nb, l, arith::CmpFPredicate::ORD, cur, cur);
+        Value wins = arith::OrIOp::create(
+            nb, l, arith::OrIOp::create(nb, l, unset, greater),
+            arith::AndIOp::create(nb, l, vNaN, curNumber));
+        Value take = arith::AndIOp::create(nb, l, real, wins);
+        Value p = arith::IndexCastOp::create(nb, l, nb.getI32Type(),
+                                             linalg::IndexOp::create(nb, l, 3));
+        Value q = arith::IndexCastOp::create(nb, l, nb.getI32Type(),
+                                             linalg::IndexOp::create(nb, l, 4));
+        Value here = arith::AddIOp::create(
+            nb, l, arith::MulIOp::create(nb, l, p, i32Const(nb, l, win.kw)), q);
+        linalg::YieldOp::create(
+            nb, l,
+            ValueRange{arith::SelectOp::create(nb, l, take, v, cur),
+                       arith::SelectOp::create(nb, l, take, here, curTap)});
+      });
+  return generic.getResult(1);
+}
+
+Value trellis::builders::buildTapScatter(OpBuilder &b, Location loc,
+                                         RankedTensorType xType,
+                                         const Window2D &win,
+                                         TapUpdateFn update) {
   ArrayRef<int64_t> s = xType.getShape();
   int64_t n = s[0], c = s[3];
   Type t = xType.getElementType();
-  auto cols6Type =
-      RankedTensorType::get({n, win.outH, win.outW, win.kh, win.kw, c}, t);
-  Value cols6 = tensor::ExpandShapeOp::create(
-      b, loc, cols6Type, cols,
-      ArrayRef<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
   int64_t hp = s[1] + win.top + win.bottom, wp = s[2] + win.left + win.right;
   Value acc = filledTensor(b, loc, {n, hp, wp, c}, t, 0.0);
   auto tapType = RankedTensorType::get({n, win.outH, win.outW, c}, t);
-  AffineExpr d[4];
-  bindDims(ctx, d[0], d[1], d[2], d[3]);
-  AffineMap id = identity(ctx, 4);
-  SmallVector<utils::IteratorType> parallel(4, utils::IteratorType::parallel);
   SmallVector<OpFoldResult> sizes = indexAttrs(b, tapType.getShape());
   SmallVector<OpFoldResult> strides = indexAttrs(b, {1, win.sh, win.sw, 1});
   // Tap (p, q) of every window reads xp[n, i·sh + p·dh, j·sw + q·dw, c]: the
-  // strided slice from (p·dh, q·dw), to which its cotangents are added.
+  // strided slice from (p·dh, q·dw), which its update rewrites in place.
   for (int64_t p = 0; p < win.kh; ++p)
     for (int64_t q = 0; q < win.kw; ++q) {
       SmallVector<OpFoldResult> offsets =
           indexAttrs(b, {0, p * win.dh, q * win.dw, 0});
       Value current = tensor::ExtractSliceOp::create(b, loc, tapType, acc,
                                                      offsets, sizes, strides);
-      AffineMap tap =
-          AffineMap::get(4, 0,
-                         {d[0], d[1], d[2], getAffineConstantExpr(p, ctx),
-                          getAffineConstantExpr(q, ctx), d[3]},
-                         ctx);
-      Value sum = buildGeneric(b, loc, cols6, tap, current, id, parallel,
-                               [](OpBuilder &nb, Location l, ValueRange a) {
-                                 return addF(nb, l, a[1], a[0]);
-                               });
-      acc = tensor::InsertSliceOp::create(b, loc, sum, acc, offsets, sizes,
-                                          strides);
+      acc = tensor::InsertSliceOp::create(b, loc, update(b, loc, current, p, q),
+                                          acc, offsets, sizes, strides);
     }
   if (hp == s[1] && wp == s[2])
     return acc;
   return tensor::ExtractSliceOp::create(
       b, loc, xType, acc, indexAttrs(b, {0, win.top, win.left, 0}),
       indexAttrs(b, s), indexAttrs(b, {1, 1, 1, 1}));
+}
+
+Value trellis::builders::buildCol2Im(OpBuilder &b, Location loc, Value cols,
+                                     RankedTensorType xType,
+                                     const Window2D &win) {
+  MLIRContext *ctx = b.getContext();
+  ArrayRef<int64_t> s = xType.getShape();
+  int64_t n = s[0], c = s[3];
+  auto cols6Type = RankedTensorType::get(
+      {n, win.outH, win.outW, win.kh, win.kw, c}, xType.getElementType());
+  Value cols6 = tensor::ExpandShapeOp::create(
+      b, loc, cols6Type, cols,
+      ArrayRef<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
+  AffineExpr d[4];
+  bindDims(ctx, d[0], d[1], d[2], d[3]);
+  SmallVector<utils::IteratorType> parallel(4, utils::IteratorType::parallel);
+  return buildTapScatter(
+      b, loc, xType, win,
+      [&](OpBuilder &nb, Location l, Value current, int64_t p, int64_t q) {
+        AffineMap tap =
+            AffineMap::get(4, 0,
+                           {d[0], d[1], d[2], getAffineConstantExpr(p, ctx),
+                            getAffineConstantExpr(q, ctx), d[3]},
+                           ctx);
+        return buildGeneric(nb, l, cols6, tap, current, identity(ctx, 4),
+                            parallel,
+                            [](OpBuilder &bb, Location ll, ValueRange a) {
+                              return addF(bb, ll, a[1], a[0]);
+                            });
+      });
 }

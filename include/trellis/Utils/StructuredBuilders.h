@@ -159,6 +159,10 @@ mlir::Value rowSumOfProduct(mlir::OpBuilder &b, mlir::Location loc,
 /// Σx/K: the two passes of a variance that stays accurate for large means.
 std::pair<mlir::Value, mlir::Value>
 buildRowMoments(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
+/// Column means and Σ(x − mean)² over the rows of an `MxC` matrix (two
+/// passes, as buildRowMoments; nn.batch_norm's batch statistics).
+std::pair<mlir::Value, mlir::Value>
+buildColumnMoments(mlir::OpBuilder &b, mlir::Location loc, mlir::Value m);
 /// Row maximum and Σ exp(x − max) over the last dimension of `x`.
 std::pair<mlir::Value, mlir::Value>
 buildStableExpSum(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);

@@ -1,15 +1,18 @@
 //===- WindowBuilders.h - Sliding-window pieces of vision layers -===//
 //
-// The structured pieces nn.conv2d's lowering and reverse rule share: zero
-// padding, the im2col gather (one linalg.generic whose input map is the
-// window's affine access, so the convolution becomes one GEMM), and the
-// adjoint of that gather, which adds each window tap's cotangents into a
-// strided slice of the padded input (docs/vision.md).
+// The structured pieces the vision layers' lowerings and reverse rules
+// share: padding, the im2col gather (one linalg.generic whose input map is
+// the window's affine access, so the convolution becomes one GEMM), window
+// reductions for pooling, and the adjoint of a window read, which adds each
+// window tap's cotangents into a strided slice of the padded input
+// (docs/vision.md).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TRELLIS_UTILS_WINDOWBUILDERS_H
 #define TRELLIS_UTILS_WINDOWBUILDERS_H
+
+#include "trellis/Utils/StructuredBuilders.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -35,6 +38,33 @@ mlir::Value padSpatial(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
 /// `NxH'xW'xKHxKWxC` gather, collapsed to `(N·H'·W')x(KH·KW·C)`.
 mlir::Value buildIm2Col(mlir::OpBuilder &b, mlir::Location loc, mlir::Value xp,
                         const Window2D &win);
+
+/// Reduces every window of the padded `xp : NxHpxWpxC` into `NxH'xW'xC`,
+/// starting from `init`; `combine(b, loc, {element, accumulator})`. The
+/// loops are (n, i, j, p, q, c): the channel stays innermost, so the
+/// reduction runs in vector lanes over channels.
+mlir::Value buildWindowReduce(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value xp, const Window2D &win, double init,
+                              ScalarFn combine);
+
+/// The tap `p·kw + q` (an i32 `NxH'xW'xC` tensor) of each window's first
+/// maximum over the elements of `x : NxHxWxC` (padding never wins; a NaN is
+/// a maximum, the first NaN the one picked), as in PyTorch's max_pool2d.
+mlir::Value buildWindowArgMax(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value x, const Window2D &win);
+
+/// Builds tap `(p, q)`'s update of its `NxH'xW'xC` slice of the padded
+/// accumulator: given the slice's current value, returns the new one.
+using TapUpdateFn =
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                   mlir::Value current, int64_t p, int64_t q)>;
+
+/// The adjoint of a window read of `x` (after padSpatial): a zero
+/// accumulator of `x`'s padded shape, each tap's strided slice updated by
+/// `update` in turn, cropped back to `xType`.
+mlir::Value buildTapScatter(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::RankedTensorType xType, const Window2D &win,
+                            TapUpdateFn update);
 
 /// The adjoint of buildIm2Col followed by padSpatial: `cols :
 /// (N·H'·W')x(KH·KW·C)` summed back into an `NxHxWxC` tensor of `xType`

@@ -115,7 +115,7 @@ Value lowerConv2D(Conv2DOp op, Conv2DOp::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) {
   // im2col, then one GEMM onto the broadcast bias (docs/vision.md).
   Location loc = op.getLoc();
-  Window2D win = op.getWindow();
+  Window2D win = op.getGeometry();
   auto resultType = op.getResult().getType();
   Value cols = buildIm2Col(
       rewriter, loc, padSpatial(rewriter, loc, adaptor.getX(), win, 0.0), win);
@@ -132,6 +132,83 @@ Value lowerConv2D(Conv2DOp op, Conv2DOp::Adaptor adaptor,
                  ValueRange{init})
                  .getResult(0);
   return fromMatrix(rewriter, loc, y2, resultType);
+}
+
+Value lowerMaxPool2D(MaxPool2DOp op, MaxPool2DOp::Adaptor adaptor,
+                     ConversionPatternRewriter &rewriter) {
+  // −∞ padding never wins; maximumf propagates a NaN, as PyTorch does.
+  Location loc = op.getLoc();
+  Window2D win = op.getGeometry();
+  double lowest = -std::numeric_limits<double>::infinity();
+  return buildWindowReduce(
+      rewriter, loc, padSpatial(rewriter, loc, adaptor.getX(), win, lowest),
+      win, lowest, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        return arith::MaximumFOp::create(b, l, a[0], a[1]);
+      });
+}
+
+Value lowerAvgPool2D(AvgPool2DOp op, AvgPool2DOp::Adaptor adaptor,
+                     ConversionPatternRewriter &rewriter) {
+  // Σ x/(kh·kw) over the zero-padded window (padding counts).
+  Location loc = op.getLoc();
+  Window2D win = op.getGeometry();
+  double inv = 1.0 / static_cast<double>(win.kh * win.kw);
+  return buildWindowReduce(
+      rewriter, loc, padSpatial(rewriter, loc, adaptor.getX(), win, 0.0), win,
+      0.0, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+        return addF(b, l, mulF(b, l, a[0], constantLike(b, l, a[0], inv)),
+                    a[1]);
+      });
+}
+
+SmallVector<Value> lowerBatchNorm(BatchNormOp op, BatchNormOp::Adaptor adaptor,
+                                  ConversionPatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  auto type = op.getX().getType();
+  Value x2 = toMatrix(rewriter, loc, adaptor.getX());
+  int64_t m = cast<RankedTensorType>(x2.getType()).getDimSize(0);
+  double eps = op.getEpsilonValue(), momentum = op.getMomentumValue();
+  Value mean = adaptor.getMean(), var = adaptor.getVar();
+  Value newMean = mean, newVar = var;
+  if (op.getTraining()) {
+    auto [batchMean, sqDev] = buildColumnMoments(rewriter, loc, x2);
+    double invM = 1.0 / static_cast<double>(m);
+    double invM1 = 1.0 / static_cast<double>(m - 1);
+    // PyTorch's running update, with the unbiased batch variance.
+    auto blend = [&](Value old, Value batch, double scale) {
+      return buildElementwise(
+          rewriter, loc, {old, batch},
+          [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+            Value keep =
+                mulF(b, l, a[0], constantLike(b, l, a[0], 1 - momentum));
+            Value add =
+                mulF(b, l, a[1], constantLike(b, l, a[1], momentum * scale));
+            return addF(b, l, keep, add);
+          });
+    };
+    newMean = blend(mean, batchMean, 1.0);
+    newVar = blend(var, sqDev, invM1);
+    mean = batchMean;
+    var = buildElementwise(
+        rewriter, loc, sqDev,
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          return mulF(b, l, a[0], constantLike(b, l, a[0], invM));
+        });
+  }
+  AffineMap id = identity(ctx, 2), col = selectDims(ctx, 2, {1});
+  Value y2 =
+      buildMap(rewriter, loc, cast<RankedTensorType>(x2.getType()),
+               {x2, mean, var, adaptor.getScale(), adaptor.getBias()},
+               {id, col, col, col, col},
+               [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                 Value sd = math::SqrtOp::create(
+                     b, l, addF(b, l, a[2], constantLike(b, l, a[2], eps)));
+                 Value norm =
+                     arith::DivFOp::create(b, l, subF(b, l, a[0], a[1]), sd);
+                 return addF(b, l, mulF(b, l, norm, a[3]), a[4]);
+               });
+  return {fromMatrix(rewriter, loc, y2, type), newMean, newVar};
 }
 
 Value lowerFlatten(FlattenOp op, FlattenOp::Adaptor adaptor,
@@ -545,6 +622,9 @@ void trellis::populateNNToLinalgPatterns(RewritePatternSet &patterns,
       Lowering<CrossEntropyOp, lowerCrossEntropy>, Lowering<MeanOp, lowerMean>,
       Lowering<EmbeddingOp, lowerEmbedding>, Lowering<DropoutOp, lowerDropout>,
       Lowering<Conv2DOp, lowerConv2D>, Lowering<FlattenOp, lowerFlatten>,
+      Lowering<MaxPool2DOp, lowerMaxPool2D>,
+      Lowering<AvgPool2DOp, lowerAvgPool2D>,
+      Lowering<BatchNormOp, lowerBatchNorm>,
       Lowering<ReversibleHalfResidualOp, lowerHalfResidual>,
       Lowering<ReversibleSwapOp, lowerSwap>,
       Lowering<ReversibleSerialOp, lowerSerial>>(ctx);

@@ -99,6 +99,22 @@ LogicalResult DenseOp::verify() {
 // Normalisation, softmax and losses
 //===----------------------------------------------------------------------===//
 
+/// A float attribute's value for a program of `elementType`: f64 values and
+/// any value in f32 programs as they are; an f32 value in an f64 program as
+/// the shortest decimal that rounds to it (1e-12, not the f32 value
+/// 9.9999998e-13), which is what was written.
+static double readFloatAttr(const APFloat &attr, Type elementType) {
+  if (&attr.getSemantics() != &APFloat::IEEEsingle() || !elementType.isF64())
+    return attr.convertToDouble();
+  float value = attr.convertToFloat();
+  char text[32];
+  auto [end, ec] = std::to_chars(text, text + sizeof(text), value);
+  if (ec != std::errc())
+    return value;
+  *end = '\0';
+  return std::strtod(text, nullptr);
+}
+
 LogicalResult LayerNormOp::verify() {
   auto x = getX().getType();
   if (x.getRank() < 1) // (nn.layer_norm-C3)
@@ -124,19 +140,7 @@ LogicalResult LayerNormOp::verify() {
 }
 
 double LayerNormOp::getEpsilonValue() {
-  FloatAttr attr = getEpsilonAttr();
-  if ((attr && !attr.getType().isF32()) ||
-      !getX().getType().getElementType().isF64())
-    return getEpsilon().convertToDouble();
-  // An f32 epsilon in an f64 program: the shortest decimal that rounds to
-  // it, which is what was written (1e-12, not the f32 value 9.9999998e-13).
-  float value = getEpsilon().convertToFloat();
-  char text[32];
-  auto [end, ec] = std::to_chars(text, text + sizeof(text), value);
-  if (ec != std::errc())
-    return value;
-  *end = '\0';
-  return std::strtod(text, nullptr);
+  return readFloatAttr(getEpsilon(), getX().getType().getElementType());
 }
 
 /// The constraints softmax and log_softmax share.
@@ -186,6 +190,35 @@ LogicalResult MeanOp::verify() {
 // Vision layers
 //===----------------------------------------------------------------------===//
 
+/// `[N, H', W']` of a window of `extent` (before dilation) sliding with
+/// `strides` over the padded H and W dims of `x : NxHxWxC`, or a diagnostic
+/// when the attribute values overflow or the window does not fit.
+static FailureOr<SmallVector<int64_t>>
+windowOutputShape(Operation *op, RankedTensorType x, ArrayRef<int64_t> extent,
+                  ArrayRef<int64_t> strides, ArrayRef<int64_t> padding,
+                  ArrayRef<int64_t> dilations) {
+  SmallVector<int64_t> shape{x.getDimSize(0)};
+  for (unsigned i = 0; i < 2; ++i) {
+    // Checked: huge attributes must be an error, not a signed overflow.
+    std::optional<int64_t> padded =
+        llvm::checkedAdd(x.getDimSize(1 + i), padding[2 * i]);
+    if (padded)
+      padded = llvm::checkedAdd(*padded, padding[2 * i + 1]);
+    std::optional<int64_t> span = llvm::checkedMul(dilations[i], extent[i] - 1);
+    if (span)
+      span = llvm::checkedAdd(*span, int64_t{1});
+    if (!padded || !span)
+      return op->emitOpError("expects paddings and dilations whose window "
+                             "extents fit in 64 bits");
+    if (extent[i] < 1 || *span > *padded)
+      return op->emitOpError("expects the window (")
+             << *span << ") to fit the padded input (" << *padded
+             << ") in dimension " << (1 + i);
+    shape.push_back((*padded - *span) / strides[i] + 1);
+  }
+  return shape;
+}
+
 LogicalResult Conv2DOp::verify() {
   auto x = getX().getType(), w = getW().getType();
   if (x.getRank() != 4) // (nn.conv2d-C2)
@@ -212,40 +245,157 @@ LogicalResult Conv2DOp::verify() {
       llvm::any_of(dilations, [](int64_t d) { return d < 1; }) ||
       llvm::any_of(padding, [](int64_t p) { return p < 0; }))
     return emitOpError("expects strides and dilations ≥ 1 and paddings ≥ 0");
-  SmallVector<int64_t> expected{x.getDimSize(0)};
-  for (unsigned i = 0; i < 2; ++i) {
-    // Checked: huge attributes must be an error, not a signed overflow.
-    std::optional<int64_t> extent =
-        llvm::checkedAdd(x.getDimSize(1 + i), padding[2 * i]);
-    if (extent)
-      extent = llvm::checkedAdd(*extent, padding[2 * i + 1]);
-    std::optional<int64_t> span =
-        llvm::checkedMul(dilations[i], w.getDimSize(i) - 1);
-    if (span)
-      span = llvm::checkedAdd(*span, int64_t{1});
-    if (!extent || !span)
-      return emitOpError("expects paddings and dilations whose window "
-                         "extents fit in 64 bits");
-    if (w.getDimSize(i) < 1 || *span > *extent) // (nn.conv2d-C8)
-      return emitOpError("expects the dilated window (")
-             << *span << ") to fit the padded input (" << *extent
-             << ") in dimension " << (1 + i);
-    expected.push_back((*extent - *span) / strides[i] + 1);
-  }
-  expected.push_back(f);
+  // (nn.conv2d-C8)
+  FailureOr<SmallVector<int64_t>> expected = windowOutputShape(
+      *this, x, w.getShape().take_front(2), strides, padding, dilations);
+  if (failed(expected))
+    return failure();
+  expected->push_back(f);
   // (nn.conv2d-C9)
-  if (failed(verifyResultShape(*this, getResult(), expected)))
+  if (failed(verifyResultShape(*this, getResult(), *expected)))
     return failure();
   // (nn.conv2d-C10)
   return verifySameElementType(*this, {getX(), getW(), getB(), getResult()});
 }
 
-trellis::builders::Window2D Conv2DOp::getWindow() {
+trellis::builders::Window2D Conv2DOp::getGeometry() {
   ArrayRef<int64_t> w = getW().getType().getShape(),
                     y = getResult().getType().getShape(), s = getStrides(),
                     p = getPadding(), d = getDilations();
   return {w[0], w[1], s[0], s[1], d[0], d[1],
           p[0], p[1], p[2], p[3], y[1], y[2]};
+}
+
+/// The constraints max_pool2d and avg_pool2d share (their ids are the same
+/// for both ops).
+static LogicalResult verifyPool2D(Operation *op, Value input, Value result,
+                                  ArrayRef<int64_t> window,
+                                  std::optional<ArrayRef<int64_t>> stridesAttr,
+                                  ArrayRef<int64_t> padding) {
+  auto x = cast<RankedTensorType>(input.getType());
+  if (x.getRank() != 4) // (nn.pool2d-C2)
+    return op->emitOpError("expects x of rank 4 (NxHxWxC), got rank ")
+           << x.getRank();
+  ArrayRef<int64_t> strides = stridesAttr.value_or(window);
+  // (nn.pool2d-C3)
+  if (window.size() != 2 || strides.size() != 2 || padding.size() != 4)
+    return op->emitOpError("expects a window of 2, 2 strides and 4 "
+                           "paddings, got ")
+           << window.size() << ", " << strides.size() << " and "
+           << padding.size();
+  // (nn.pool2d-C4)
+  if (llvm::any_of(window, [](int64_t k) { return k < 1; }) ||
+      llvm::any_of(strides, [](int64_t s) { return s < 1; }))
+    return op->emitOpError("expects a window and strides ≥ 1");
+  // (nn.pool2d-C5)
+  for (unsigned i = 0; i < 4; ++i)
+    if (padding[i] < 0 || padding[i] >= window[i / 2])
+      return op->emitOpError("expects each padding in [0, window) so that "
+                             "every window holds an input element, got ")
+             << padding[i] << " for a window of " << window[i / 2];
+  // (nn.pool2d-C6)
+  FailureOr<SmallVector<int64_t>> expected =
+      windowOutputShape(op, x, window, strides, padding, {1, 1});
+  if (failed(expected))
+    return failure();
+  expected->push_back(x.getDimSize(3));
+  // (nn.pool2d-C7)
+  if (failed(verifyResultShape(op, result, *expected)))
+    return failure();
+  // (nn.pool2d-C8)
+  return verifySameElementType(op, {input, result});
+}
+
+/// The window of a pooling op: its strides default to the window.
+static trellis::builders::Window2D
+poolWindow(ArrayRef<int64_t> window, std::optional<ArrayRef<int64_t>> strides,
+           ArrayRef<int64_t> p, RankedTensorType result) {
+  ArrayRef<int64_t> s = strides.value_or(window);
+  return {window[0],
+          window[1],
+          s[0],
+          s[1],
+          1,
+          1,
+          p[0],
+          p[1],
+          p[2],
+          p[3],
+          result.getDimSize(1),
+          result.getDimSize(2)};
+}
+
+LogicalResult MaxPool2DOp::verify() {
+  return verifyPool2D(*this, getX(), getResult(), getWindow(), getStrides(),
+                      getPadding());
+}
+
+LogicalResult AvgPool2DOp::verify() {
+  return verifyPool2D(*this, getX(), getResult(), getWindow(), getStrides(),
+                      getPadding());
+}
+
+trellis::builders::Window2D MaxPool2DOp::getGeometry() {
+  return poolWindow(getWindow(), getStrides(), getPadding(),
+                    getResult().getType());
+}
+
+trellis::builders::Window2D AvgPool2DOp::getGeometry() {
+  return poolWindow(getWindow(), getStrides(), getPadding(),
+                    getResult().getType());
+}
+
+LogicalResult BatchNormOp::verify() {
+  auto x = getX().getType();
+  if (x.getRank() < 1) // (nn.batch_norm-C2)
+    return emitOpError("expects x of rank at least 1 (...xC)");
+  int64_t c = x.getShape().back();
+  // (nn.batch_norm-C3)
+  if (failed(verifyVector(*this, "scale", getScale(), c)) ||
+      failed(verifyVector(*this, "bias", getBias(), c)) ||
+      failed(verifyVector(*this, "mean", getMean(), c)) ||
+      failed(verifyVector(*this, "var", getVar(), c)))
+    return failure();
+  // (nn.batch_norm-C4)
+  if (getY().getType() != x)
+    return emitOpError("expects y of x's type ")
+           << x << ", got " << getY().getType();
+  // (nn.batch_norm-C5)
+  if (getNewMean().getType() != getMean().getType() ||
+      getNewVar().getType() != getVar().getType())
+    return emitOpError("expects new_mean and new_var of the types of mean "
+                       "and var");
+  // (nn.batch_norm-C6)
+  if (failed(verifySameElementType(
+          *this, {getX(), getScale(), getBias(), getMean(), getVar()})))
+    return failure();
+  // (nn.batch_norm-C7)
+  double eps = getEpsilon().convertToDouble();
+  if (!(eps > 0.0))
+    return emitOpError("expects a positive epsilon, got ") << eps;
+  FloatAttr epsilon = getEpsilonAttr();
+  if (epsilon && epsilon.getType().isF64() && !x.getElementType().isF64())
+    return emitOpError("expects an f32 epsilon for ")
+           << x.getElementType() << " operands, got an f64 one";
+  // (nn.batch_norm-C8)
+  double m = getMomentum().convertToDouble();
+  if (!(m >= 0.0 && m <= 1.0))
+    return emitOpError("expects momentum in [0, 1], got ") << m;
+  // (nn.batch_norm-C9): the unbiased variance of the running update divides
+  // by M − 1.
+  if (getTraining() && x.getNumElements() / std::max<int64_t>(c, 1) < 2)
+    return emitOpError("expects at least 2 positions per channel in "
+                       "training, got ")
+           << (c ? x.getNumElements() / c : 0);
+  return success();
+}
+
+double BatchNormOp::getEpsilonValue() {
+  return readFloatAttr(getEpsilon(), getX().getType().getElementType());
+}
+
+double BatchNormOp::getMomentumValue() {
+  return readFloatAttr(getMomentum(), getX().getType().getElementType());
 }
 
 LogicalResult FlattenOp::verify() {

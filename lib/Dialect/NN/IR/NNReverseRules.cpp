@@ -277,7 +277,7 @@ LogicalResult Conv2DOp::buildReverse(OpBuilder &b, ReverseContext &,
   // With cols = im2col(pad(x)) and y = cols·w2 + b: dw2 = colsᵀ·dy,
   // dcols = dy·w2ᵀ summed back into x (col2im), db = Σ dy.
   Location loc = getLoc();
-  Window2D win = getWindow();
+  Window2D win = getGeometry();
   auto wType = getW().getType();
   Value cols = buildIm2Col(b, loc, padSpatial(b, loc, getX(), win, 0.0), win);
   Value dy2 = toMatrix(b, loc, dres[0]);
@@ -287,6 +287,120 @@ LogicalResult Conv2DOp::buildReverse(OpBuilder &b, ReverseContext &,
             fromMatrix(b, loc, matmul(b, loc, transpose2D(b, loc, cols), dy2),
                        wType),
             sumRows(b, loc, dy2)});
+  return success();
+}
+
+LogicalResult MaxPool2DOp::buildReverse(OpBuilder &b, ReverseContext &,
+                                        ValueRange dres, ValueVec &d) {
+  // Each window's cotangent goes to its first maximum (PyTorch's choice).
+  Location loc = getLoc();
+  MLIRContext *ctx = b.getContext();
+  Window2D win = getGeometry();
+  Value argMax = buildWindowArgMax(b, loc, getX(), win);
+  AffineMap id = identity(ctx, 4);
+  SmallVector<utils::IteratorType> parallel(4, utils::IteratorType::parallel);
+  d.assign({buildTapScatter(
+      b, loc, getX().getType(), win,
+      [&](OpBuilder &nb, Location l, Value current, int64_t p, int64_t q) {
+        return buildGeneric(
+            nb, l, {argMax, dres[0]}, {id, id}, current, id, parallel,
+            [&](OpBuilder &bb, Location ll, ValueRange a) -> Value {
+              Value hit = arith::CmpIOp::create(
+                  bb, ll, arith::CmpIPredicate::eq, a[0],
+                  i32Const(bb, ll, static_cast<uint32_t>(p * win.kw + q)));
+              Value zero = constantLike(bb, ll, a[1], 0.0);
+              return addF(bb, ll,
+                          arith::SelectOp::create(bb, ll, hit, a[1], zero),
+                          a[2]);
+            });
+      })});
+  return success();
+}
+
+LogicalResult AvgPool2DOp::buildReverse(OpBuilder &b, ReverseContext &,
+                                        ValueRange dres, ValueVec &d) {
+  // Every tap of a window gets dy/(kh·kw); the padding's share is dropped.
+  Location loc = getLoc();
+  MLIRContext *ctx = b.getContext();
+  Window2D win = getGeometry();
+  double inv = 1.0 / static_cast<double>(win.kh * win.kw);
+  AffineMap id = identity(ctx, 4);
+  SmallVector<utils::IteratorType> parallel(4, utils::IteratorType::parallel);
+  d.assign({buildTapScatter(
+      b, loc, getX().getType(), win,
+      [&](OpBuilder &nb, Location l, Value current, int64_t, int64_t) {
+        return buildGeneric(
+            nb, l, dres[0], id, current, id, parallel,
+            [&](OpBuilder &bb, Location ll, ValueRange a) -> Value {
+              return addF(bb, ll,
+                          mulF(bb, ll, a[0], constantLike(bb, ll, a[0], inv)),
+                          a[1]);
+            });
+      })});
+  return success();
+}
+
+LogicalResult BatchNormOp::buildReverse(OpBuilder &b, ReverseContext &,
+                                        ValueRange dres, ValueVec &d) {
+  // new_mean and new_var are state: their cotangents are dropped, and mean
+  // and var get none. With xhat = (x − μ)·rstd: dscale = Σ dy·xhat,
+  // dbias = Σ dy, and dx = scale·rstd·dy in inference; in training, where
+  // μ and σ² depend on x, dx = scale·rstd·(dy − dbias/M − xhat·dscale/M).
+  d.assign(5, Value());
+  if (!dres[0])
+    return success();
+  Location loc = getLoc();
+  MLIRContext *ctx = b.getContext();
+  Value x2 = toMatrix(b, loc, getX()), dy2 = toMatrix(b, loc, dres[0]);
+  auto type2 = cast<RankedTensorType>(x2.getType());
+  double m = static_cast<double>(type2.getDimSize(0));
+  double eps = getEpsilonValue();
+  Value mean = getMean(), var = getVar();
+  if (getTraining()) {
+    auto [batchMean, sqDev] = buildColumnMoments(b, loc, x2);
+    mean = batchMean;
+    var = buildElementwise(
+        b, loc, sqDev, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+          return mulF(nb, l, a[0], constantLike(nb, l, a[0], 1.0 / m));
+        });
+  }
+  Value rstd = buildElementwise(
+      b, loc, var, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value sd = math::SqrtOp::create(
+            nb, l, addF(nb, l, a[0], constantLike(nb, l, a[0], eps)));
+        return arith::DivFOp::create(nb, l, constantLike(nb, l, sd, 1.0), sd);
+      });
+  AffineMap id = identity(ctx, 2), col = selectDims(ctx, 2, {1});
+  Value xhat = buildMap(b, loc, type2, {x2, mean, rstd}, {id, col, col},
+                        [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                          return mulF(nb, l, subF(nb, l, a[0], a[1]), a[2]);
+                        });
+  Value dyXhat =
+      buildElementwise(b, loc, {dy2, xhat},
+                       [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                         return mulF(nb, l, a[0], a[1]);
+                       });
+  Value dscale = sumRows(b, loc, dyXhat), dbias = sumRows(b, loc, dy2);
+  Value dx2;
+  if (getTraining())
+    dx2 = buildMap(b, loc, type2, {dy2, xhat, getScale(), rstd, dbias, dscale},
+                   {id, id, col, col, col, col},
+                   [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                     Value invM = constantLike(nb, l, a[0], 1.0 / m);
+                     Value centered =
+                         subF(nb, l, a[0], mulF(nb, l, a[4], invM));
+                     Value proj = mulF(nb, l, a[1], mulF(nb, l, a[5], invM));
+                     return mulF(nb, l, mulF(nb, l, a[2], a[3]),
+                                 subF(nb, l, centered, proj));
+                   });
+  else
+    dx2 = buildMap(b, loc, type2, {dy2, getScale(), rstd}, {id, col, col},
+                   [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                     return mulF(nb, l, a[0], mulF(nb, l, a[1], a[2]));
+                   });
+  d[0] = fromMatrix(b, loc, dx2, getX().getType());
+  d[1] = dscale;
+  d[2] = dbias;
   return success();
 }
 
