@@ -755,3 +755,147 @@ func.func @conv2d_padding_overflow(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x4xf
   %0 = nn.conv2d %x, %w, %b {padding = array<i64: 9223372036854775800, 100, 0, 0>} : (tensor<1x8x8x3xf32>, tensor<3x3x3x4xf32>, tensor<4xf32>) -> tensor<1x6x6x4xf32>
   return
 }
+
+// -----
+
+// nn.pool2d-C2
+func.func @pool_rank(%x: tensor<2x8x8xf32>) {
+  // expected-error @+1 {{expects x of rank 4 (NxHxWxC), got rank 3}}
+  %0 = nn.max_pool2d %x {window = array<i64: 2, 2>} : (tensor<2x8x8xf32>) -> tensor<2x4x4xf32>
+  return
+}
+
+// -----
+
+// nn.pool2d-C3
+func.func @pool_window_size(%x: tensor<1x8x8x3xf32>) {
+  // expected-error @+1 {{expects a window of 2, 2 strides and 4 paddings, got 2, 1 and 4}}
+  %0 = nn.avg_pool2d %x {window = array<i64: 2, 2>, strides = array<i64: 2>} : (tensor<1x8x8x3xf32>) -> tensor<1x4x4x3xf32>
+  return
+}
+
+// -----
+
+// nn.pool2d-C4
+func.func @pool_zero_stride(%x: tensor<1x8x8x3xf32>) {
+  // expected-error @+1 {{expects a window and strides ≥ 1}}
+  %0 = nn.max_pool2d %x {window = array<i64: 2, 2>, strides = array<i64: 0, 2>} : (tensor<1x8x8x3xf32>) -> tensor<1x4x4x3xf32>
+  return
+}
+
+// -----
+
+// nn.pool2d-C5: a window made only of padding has no maximum.
+func.func @pool_padding(%x: tensor<1x8x8x3xf32>) {
+  // expected-error @+1 {{expects each padding in [0, window) so that every window holds an input element, got 2 for a window of 2}}
+  %0 = nn.max_pool2d %x {window = array<i64: 2, 2>, padding = array<i64: 0, 0, 2, 0>} : (tensor<1x8x8x3xf32>) -> tensor<1x4x5x3xf32>
+  return
+}
+
+// -----
+
+// nn.pool2d-C6
+func.func @pool_window_too_large(%x: tensor<1x3x8x3xf32>) {
+  // expected-error @+1 {{expects the window (4) to fit the padded input (3) in dimension 1}}
+  %0 = nn.avg_pool2d %x {window = array<i64: 4, 2>} : (tensor<1x3x8x3xf32>) -> tensor<1x1x4x3xf32>
+  return
+}
+
+// -----
+
+// nn.pool2d-C7
+func.func @pool_result_shape(%x: tensor<1x7x8x3xf32>) {
+  // expected-error @+1 {{expects result shape [1,3,4,3], got [1,4,4,3]}}
+  %0 = nn.max_pool2d %x {window = array<i64: 2, 2>} : (tensor<1x7x8x3xf32>) -> tensor<1x4x4x3xf32>
+  return
+}
+
+// -----
+
+// nn.pool2d-C8
+func.func @pool_types(%x: tensor<1x8x8x3xf32>) {
+  // expected-error @+1 {{expects all float operands and results to have one element type, got 'f32' and 'f64'}}
+  %0 = nn.avg_pool2d %x {window = array<i64: 2, 2>} : (tensor<1x8x8x3xf32>) -> tensor<1x4x4x3xf64>
+  return
+}
+
+// -----
+
+// nn.batch_norm-C2
+func.func @batch_norm_rank(%x: tensor<f32>, %c: tensor<1xf32>) {
+  // expected-error @+1 {{expects x of rank at least 1 (...xC)}}
+  %y, %m, %v = nn.batch_norm %x, %c, %c, %c, %c : (tensor<f32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) -> (tensor<f32>, tensor<1xf32>, tensor<1xf32>)
+  return
+}
+
+// -----
+
+// nn.batch_norm-C3
+func.func @batch_norm_var_length(%x: tensor<8x4xf32>, %c: tensor<4xf32>, %v: tensor<3xf32>) {
+  // expected-error @+1 {{expects var of length 4, got 3}}
+  %y, %m, %nv = nn.batch_norm %x, %c, %c, %c, %v : (tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<3xf32>) -> (tensor<8x4xf32>, tensor<4xf32>, tensor<3xf32>)
+  return
+}
+
+// -----
+
+// nn.batch_norm-C4
+func.func @batch_norm_y(%x: tensor<8x4xf32>, %c: tensor<4xf32>) {
+  // expected-error @+1 {{expects y of x's type 'tensor<8x4xf32>', got 'tensor<4x8xf32>'}}
+  %y, %m, %v = nn.batch_norm %x, %c, %c, %c, %c : (tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<4x8xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+// nn.batch_norm-C5
+func.func @batch_norm_state(%x: tensor<8x4xf32>, %c: tensor<4xf32>) {
+  // expected-error @+1 {{expects new_mean and new_var of the types of mean and var}}
+  %y, %m, %v = nn.batch_norm %x, %c, %c, %c, %c : (tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<8x4xf32>, tensor<4xf64>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+// nn.batch_norm-C6
+func.func @batch_norm_types(%x: tensor<8x4xf32>, %c: tensor<4xf32>, %d: tensor<4xf64>) {
+  // expected-error @+1 {{expects all float operands and results to have one element type, got 'f32' and 'f64'}}
+  %y, %m, %v = nn.batch_norm %x, %d, %c, %c, %c : (tensor<8x4xf32>, tensor<4xf64>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+// nn.batch_norm-C7
+func.func @batch_norm_epsilon(%x: tensor<8x4xf32>, %c: tensor<4xf32>) {
+  // expected-error @+1 {{expects a positive epsilon, got 0}}
+  %y, %m, %v = nn.batch_norm %x, %c, %c, %c, %c {epsilon = 0.0 : f32} : (tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+// nn.batch_norm-C7: an f64 epsilon needs f64 operands.
+func.func @batch_norm_epsilon_f64(%x: tensor<8x4xf32>, %c: tensor<4xf32>) {
+  // expected-error @+1 {{expects an f32 epsilon for 'f32' operands, got an f64 one}}
+  %y, %m, %v = nn.batch_norm %x, %c, %c, %c, %c {epsilon = 1.0e-12 : f64} : (tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+// nn.batch_norm-C8
+func.func @batch_norm_momentum(%x: tensor<8x4xf32>, %c: tensor<4xf32>) {
+  // expected-error @+1 {{expects momentum in [0, 1], got 1.5}}
+  %y, %m, %v = nn.batch_norm %x, %c, %c, %c, %c {momentum = 1.5 : f32} : (tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+// nn.batch_norm-C9: one position per channel has no unbiased variance.
+func.func @batch_norm_one_position(%x: tensor<1x4xf32>, %c: tensor<4xf32>) {
+  // expected-error @+1 {{expects at least 2 positions per channel in training, got 1}}
+  %y, %m, %v = nn.batch_norm %x, %c, %c, %c, %c : (tensor<1x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<1x4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}

@@ -145,3 +145,27 @@ func.func @conv2d_flatten(%x: tensor<2x8x8x3xf32>, %w: tensor<3x3x3x4xf32>, %b: 
   %f = nn.flatten %z : (tensor<2x6x6x4xf32>) -> tensor<2x144xf32>
   return %f : tensor<2x144xf32>
 }
+
+// Pools: strides default to the window (left out when not given), padding
+// to zeros; batch_norm's defaults (epsilon 1e-5, momentum 0.1, training).
+// CHECK-LABEL: func.func @pools_batch_norm
+// GENERIC-LABEL: sym_name = "pools_batch_norm"
+func.func @pools_batch_norm(%x: tensor<2x8x8x3xf32>, %c: tensor<3xf32>)
+    -> (tensor<2x4x4x3xf32>, tensor<2x4x7x3xf32>, tensor<2x4x4x3xf32>, tensor<3xf32>, tensor<3xf32>) {
+  // CHECK: nn.max_pool2d %{{.*}} {window = array<i64: 2, 2>} : (tensor<2x8x8x3xf32>) -> tensor<2x4x4x3xf32>
+  // GENERIC: "nn.max_pool2d"(%{{.*}}) <{padding = array<i64: 0, 0, 0, 0>, window = array<i64: 2, 2>}>
+  %m = "nn.max_pool2d"(%x) {window = array<i64: 2, 2>} : (tensor<2x8x8x3xf32>) -> tensor<2x4x4x3xf32>
+  // CHECK: nn.avg_pool2d %{{.*}} {padding = array<i64: 0, 1, 1, 0>, strides = array<i64: 2, 1>, window = array<i64: 3, 2>} : (tensor<2x8x8x3xf32>) -> tensor<2x4x8x3xf32>
+  // GENERIC: "nn.avg_pool2d"(%{{.*}}) <{padding = array<i64: 0, 1, 1, 0>, strides = array<i64: 2, 1>, window = array<i64: 3, 2>}>
+  %a = nn.avg_pool2d %x {window = array<i64: 3, 2>, strides = array<i64: 2, 1>, padding = array<i64: 0, 1, 1, 0>}
+      : (tensor<2x8x8x3xf32>) -> tensor<2x4x8x3xf32>
+  %a2 = nn.avg_pool2d %x {window = array<i64: 2, 2>, strides = array<i64: 2, 1>} : (tensor<2x8x8x3xf32>) -> tensor<2x4x7x3xf32>
+  // CHECK: nn.batch_norm %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (tensor<2x4x4x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x4x4x3xf32>, tensor<3xf32>, tensor<3xf32>)
+  // GENERIC: "nn.batch_norm"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{epsilon = 9.99999974E-6 : f32, momentum = 1.000000e-01 : f32, training = true}>
+  %y, %nm, %nv = "nn.batch_norm"(%m, %c, %c, %c, %c)
+      : (tensor<2x4x4x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x4x4x3xf32>, tensor<3xf32>, tensor<3xf32>)
+  // CHECK: nn.batch_norm %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {epsilon = 1.000000e-03 : f32, momentum = 3.000000e-01 : f32, training = false}
+  %z, %zm, %zv = nn.batch_norm %y, %c, %c, %nm, %nv {epsilon = 1.0e-03 : f32, momentum = 3.0e-01 : f32, training = false}
+      : (tensor<2x4x4x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x4x4x3xf32>, tensor<3xf32>, tensor<3xf32>)
+  return %m, %a2, %z, %zm, %zv : tensor<2x4x4x3xf32>, tensor<2x4x7x3xf32>, tensor<2x4x4x3xf32>, tensor<3xf32>, tensor<3xf32>
+}

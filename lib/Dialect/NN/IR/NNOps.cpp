@@ -211,8 +211,8 @@ windowOutputShape(Operation *op, RankedTensorType x, ArrayRef<int64_t> extent,
       return op->emitOpError("expects paddings and dilations whose window "
                              "extents fit in 64 bits");
     if (extent[i] < 1 || *span > *padded)
-      return op->emitOpError("expects the window (")
-             << *span << ") to fit the padded input (" << *padded
+      return op->emitOpError("expects the ")
+             << (dilations[i] != 1 ? "dilated " : "") << "window (" << *span << ") to fit the padded input (" << *padded
              << ") in dimension " << (1 + i);
     shape.push_back((*padded - *span) / strides[i] + 1);
   }
