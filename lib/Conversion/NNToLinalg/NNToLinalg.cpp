@@ -196,17 +196,22 @@ SmallVector<Value> lowerBatchNorm(BatchNormOp op, BatchNormOp::Adaptor adaptor,
           return mulF(b, l, a[0], constantLike(b, l, a[0], invM));
         });
   }
+  // Per channel once: a = scale / sqrt(var + eps); per element only
+  // (x − mean)·a + bias (no square root or division in the big loop).
+  Value a = buildElementwise(
+      rewriter, loc, {adaptor.getScale(), var},
+      [&](OpBuilder &b, Location l, ValueRange v) -> Value {
+        Value sd = math::SqrtOp::create(
+            b, l, addF(b, l, v[1], constantLike(b, l, v[1], eps)));
+        return arith::DivFOp::create(b, l, v[0], sd);
+      });
   AffineMap id = identity(ctx, 2), col = selectDims(ctx, 2, {1});
   Value y2 =
       buildMap(rewriter, loc, cast<RankedTensorType>(x2.getType()),
-               {x2, mean, var, adaptor.getScale(), adaptor.getBias()},
-               {id, col, col, col, col},
-               [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-                 Value sd = math::SqrtOp::create(
-                     b, l, addF(b, l, a[2], constantLike(b, l, a[2], eps)));
-                 Value norm =
-                     arith::DivFOp::create(b, l, subF(b, l, a[0], a[1]), sd);
-                 return addF(b, l, mulF(b, l, norm, a[3]), a[4]);
+               {x2, mean, a, adaptor.getBias()}, {id, col, col, col},
+               [&](OpBuilder &b, Location l, ValueRange v) -> Value {
+                 return addF(b, l, mulF(b, l, subF(b, l, v[0], v[1]), v[2]),
+                             v[3]);
                });
   return {fromMatrix(rewriter, loc, y2, type), newMean, newVar};
 }
