@@ -291,6 +291,16 @@ print(f"ms {1e3 * statistics.median(ts):.4f}")
 """
 
 
+def print_anchor_health(steps):
+    """Prints and returns NumPy's 1-thread 1024² fp32 GEMM rate (GFLOP/s):
+    a Debian OpenBLAS that does not know the CPU runs 2-4x slow, and every
+    PyTorch figure of the run with it (BENCHMARKS.md)."""
+    rate = 2 * 1024 ** 3 / (run_anchor(["-c", NUMPY_GEMM, "1024", str(steps)], 1,
+                                       r"ms ([0-9.]+)") * 1e-3) / 1e9
+    print(f"anchor: NumPy 1-thread 1024² fp32 GEMM {rate:.1f} GFLOP/s", flush=True)
+    return rate
+
+
 def print_twin_step_time(step, steps):
     """A twin's timing process: runs `step` once untimed, then `steps` times,
     and prints the median as "ms/step median X" (what run_anchor parses)."""
@@ -428,9 +438,7 @@ def main():
     print(f"host: {host_description()}", flush=True)
     # The anchor's health first (a Debian OpenBLAS that does not know the CPU
     # runs 2-4x slow): NumPy's 1-thread 1024² GEMM rate.
-    numpy_1t = 2 * 1024 ** 3 / (run_anchor(["-c", NUMPY_GEMM, "1024", str(a.steps)], 1,
-                                           r"ms ([0-9.]+)") * 1e-3) / 1e9
-    print(f"anchor: NumPy 1-thread 1024² fp32 GEMM {numpy_1t:.1f} GFLOP/s", flush=True)
+    numpy_1t = print_anchor_health(a.steps)
     # The host's 1-thread GEMM rate (the best of NumPy's and Trellis's
     # library GEMM) is the reference of the MLP's GFLOP/s, not a fixed peak.
     gemm_1t = [numpy_1t]

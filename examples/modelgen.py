@@ -11,6 +11,13 @@ into
 The update rule is SGD or Adam written in IR: Adam's moments and the powers
 β1^t, β2^t are extra parameters (initialized to zeros / ones) that
 @train_step returns updated, so they are checkpointed with the weights.
+
+Layer state (batch norm's running statistics, docs/vision.md) is a list of
+`Param`s given to `module(state=...)`: @loss then takes it after the
+parameters and returns the new state after the loss, @train_step
+differentiates with `has_aux = true` and returns the new state in the
+state's places (not touched by the optimizer), and @eval calls the
+forward with `training=False`.
 """
 
 
@@ -82,6 +89,58 @@ class Fn:
     def add(self, a, b, hint="add"):
         r = V(self.fresh(hint), a.shape)
         self.emit(f"{r} = arith.addf {a}, {b} : {a.t}")
+        return r
+
+    def conv2d(self, x, w, b, padding=(0, 0, 0, 0), strides=(1, 1), hint="conv"):
+        """NHWC x, KHxKWxCxF w."""
+        n, h, wd, _ = x.shape
+        kh, kw, _, f = w.shape
+        top, bottom, left, right = padding
+        shape = (n, (h + top + bottom - kh) // strides[0] + 1,
+                 (wd + left + right - kw) // strides[1] + 1, f)
+        r = V(self.fresh(hint), shape)
+        attrs = []
+        if any(padding):
+            attrs.append(f"padding = array<i64: {', '.join(map(str, padding))}>")
+        if strides != (1, 1):
+            attrs.append(f"strides = array<i64: {', '.join(map(str, strides))}>")
+        a = f" {{{', '.join(attrs)}}}" if attrs else ""
+        self.emit(f"{r} = nn.conv2d {x}, {w}, {b}{a} : ({x.t}, {w.t}, {b.t}) -> {r.t}")
+        return r
+
+    def max_pool2d(self, x, window, hint="pool"):
+        """Non-overlapping windows (strides = window), no padding."""
+        n, h, w, c = x.shape
+        r = V(self.fresh(hint), (n, h // window[0], w // window[1], c))
+        self.emit(f"{r} = nn.max_pool2d {x} {{window = array<i64: {window[0]}, {window[1]}>}}"
+                  f" : ({x.t}) -> {r.t}")
+        return r
+
+    def batch_norm(self, x, scale, bias, mean, var, training, hint="bn"):
+        """Returns (y, new_mean, new_var); in inference the state passes through."""
+        y = V(self.fresh(hint), x.shape)
+        nm, nv = V(self.fresh(hint + "_mean"), mean.shape), V(self.fresh(hint + "_var"), var.shape)
+        a = "" if training else " {training = false}"
+        self.emit(f"{y}, {nm}, {nv} = nn.batch_norm {x}, {scale}, {bias}, {mean}, {var}{a}"
+                  f" : ({x.t}, {scale.t}, {bias.t}, {mean.t}, {var.t}) -> ({y.t}, {nm.t}, {nv.t})")
+        return y, nm, nv
+
+    def flatten(self, x, hint="flat"):
+        """Nx... -> NxM, row-major (nn.flatten)."""
+        m = 1
+        for d in x.shape[1:]:
+            m *= d
+        r = V(self.fresh(hint), (x.shape[0], m))
+        self.emit(f"{r} = nn.flatten {x} : ({x.t}) -> {r.t}")
+        return r
+
+    def expand_last(self, x, hint="nhwc"):
+        """Appends a dimension of 1: NxHxW -> NxHxWx1."""
+        r = V(self.fresh(hint), x.shape + (1,), x.dt)
+        groups = ", ".join(f"[{i}]" for i in range(len(x.shape) - 1))
+        groups += f", [{len(x.shape) - 1}, {len(x.shape)}]"
+        sizes = ", ".join(str(d) for d in r.shape)
+        self.emit(f"{r} = tensor.expand_shape {x} [{groups}] output_shape [{sizes}] : {x.t} into {r.t}")
         return r
 
     def cross_entropy(self, logits, labels):
@@ -214,13 +273,18 @@ def _adam_update(f, p, g, m, v, k):
 
 
 def module(header, params, batch, forward, train_batch, eval_batch,
-           optimizer="adam", lr=1e-3, b1=0.9, b2=0.98, eps=1e-9):
+           optimizer="adam", lr=1e-3, b1=0.9, b2=0.98, eps=1e-9, state=()):
     """forward(fn, params: dict name->V, batch: dict name->V) -> (logits NxC, labels N).
+    With `state` (a list of Param): forward(fn, params, batch, state: dict
+    name->V, training: bool) -> (logits, labels, new state in `state`'s order).
 
     optimizer: "sgd" (lr) or "adam" (lr, b1, b2, eps)."""
     out = [header.rstrip() + "\n"]
     pv = [p.v() for p in params]
     pdict = {p.name: p.v() for p in params}
+    sv = [p.v() for p in state]
+    sdict = {p.name: p.v() for p in state}
+    state = list(state)
     opt = []
     if optimizer == "adam":
         opt = ([Param("m_" + p.name, p.shape, "zeros") for p in params] +
@@ -228,24 +292,32 @@ def module(header, params, batch, forward, train_batch, eval_batch,
                [Param("beta1_pow", (), "ones"), Param("beta2_pow", (), "ones")])
     ov = [p.v() for p in opt]
 
-    def body(b):
+    def body(b, training):
         f = Fn()
         bd = {x.name: x.v(b) for x in batch}
-        logits, labels = forward(f, pdict, bd)
-        return f, [x.v(b) for x in batch], logits, labels
+        if state:
+            logits, labels, new_state = forward(f, pdict, bd, sdict, training)
+        else:
+            (logits, labels), new_state = forward(f, pdict, bd), []
+        return f, [x.v(b) for x in batch], logits, labels, new_state
 
     # @loss
-    f, bv, logits, labels = body(train_batch)
+    f, bv, logits, labels, new_state = body(train_batch, True)
     loss = f.cross_entropy(logits, labels)
-    f.emit(f"return {loss} : tensor<f32>")
-    out.append(f"// The mean cross-entropy of a batch of {train_batch}.")
-    out.append(f"func.func private @loss({_sig(pv + bv)}) -> tensor<f32> {{")
+    ltypes = ", ".join(["tensor<f32>"] + [v.t for v in new_state])
+    f.emit(f"return {', '.join(str(v) for v in [loss] + new_state)} : {ltypes}")
+    if state:
+        out.append(f"// The mean cross-entropy of a batch of {train_batch}, then the new layer state.")
+        out.append(f"func.func private @loss({_sig(pv + sv + bv)}) -> ({ltypes}) {{")
+    else:
+        out.append(f"// The mean cross-entropy of a batch of {train_batch}.")
+        out.append(f"func.func private @loss({_sig(pv + bv)}) -> tensor<f32> {{")
     out += f.lines + ["}\n"]
 
     # @train_step
-    attrs = [f' {{trellis.init = "{p.init}"}}' for p in params + opt]
+    attrs = [f' {{trellis.init = "{p.init}"}}' for p in params + state + opt]
     battrs = [f' {{trellis.batch = "{x.name}"}}' for x in batch]
-    all_p = pv + ov
+    all_p = pv + sv + ov
     rtypes = ", ".join([v.t for v in all_p] + ["tensor<f32>"])
     if optimizer == "adam":
         out.append(f"// One Adam step (lr {lr}, beta1 {b1}, beta2 {b2}, eps {eps}): the new parameters,")
@@ -257,16 +329,17 @@ def module(header, params, batch, forward, train_batch, eval_batch,
     n = len(params)
     gs = [f"%g{i}" for i in range(n)]
     argnums = ", ".join(str(i) for i in range(n))
-    f.emit(f"%loss, {', '.join(gs)} = ad.value_and_grad @loss({', '.join(str(v) for v in pv + bv)})")
-    f.emit(f"    {{argnums = array<i64: {argnums}>}}")
-    f.emit(f"    : ({', '.join(v.t for v in pv + bv)})")
-    f.emit(f"    -> (tensor<f32>, {', '.join(v.t for v in pv)})")
+    ns = [f"%ns{i}" for i in range(len(state))]
+    aux = ", has_aux = true" if state else ""
+    f.emit(f"%loss, {', '.join(ns + gs)} = ad.value_and_grad @loss({', '.join(str(v) for v in pv + sv + bv)})")
+    f.emit(f"    {{argnums = array<i64: {argnums}>{aux}}}")
+    f.emit(f"    : ({', '.join(v.t for v in pv + sv + bv)})")
+    f.emit(f"    -> (tensor<f32>, {', '.join([v.t for v in sv] + [v.t for v in pv])})")
     results = []
     if optimizer == "sgd":
         f.emit(f"%lr = arith.constant {lr:.6e} : f32")
         for i, p in enumerate(params):
             _sgd_update(f, p, gs[i], i)
-            results.append(f"%np{i}")
     else:
         f.emit(f"%b1 = arith.constant {b1:.6e} : f32")
         f.emit(f"%b2 = arith.constant {b2:.6e} : f32")
@@ -290,14 +363,15 @@ def module(header, params, batch, forward, train_batch, eval_batch,
         f.emit("%s0 = tensor.empty() : tensor<f32>")
         f.emit("%nb1 = linalg.fill ins(%b1t : f32) outs(%s0 : tensor<f32>) -> tensor<f32>")
         f.emit("%nb2 = linalg.fill ins(%b2t : f32) outs(%s0 : tensor<f32>) -> tensor<f32>")
-        results = ([f"%np{i}" for i in range(n)] + [f"%nm{i}" for i in range(n)] +
-                   [f"%nv{i}" for i in range(n)] + ["%nb1", "%nb2"])
+        results = ([f"%nm{i}" for i in range(n)] + [f"%nv{i}" for i in range(n)] +
+                   ["%nb1", "%nb2"])
+    results = [f"%np{i}" for i in range(n)] + ns + results
     f.emit(f"return {', '.join(results + ['%loss'])}")
     f.emit(f"    : {rtypes}")
     out += f.lines + ["}\n"]
 
     # @eval
-    f, bv, logits, labels = body(eval_batch)
+    f, bv, logits, labels, _ = body(eval_batch, False)
     loss = f.cross_entropy(logits, labels)
     _accuracy(f, logits, labels)
     f.emit(f"return %accuracy, {loss} : tensor<f32>, tensor<f32>")

@@ -27,9 +27,10 @@ def read_idx(name):
 
 
 def load(prefix):
+    """The images as Nx28x28 float32 in [0, 1] (byte / 255), the labels."""
     x = torch.from_numpy(read_idx(f"{prefix}-images-idx3-ubyte.gz").astype(np.float32) / 255)
     y = torch.from_numpy(read_idx(f"{prefix}-labels-idx1-ubyte.gz").astype(np.int64))
-    return x.reshape(len(x), 784), y
+    return x, y
 
 
 def main():
@@ -37,8 +38,8 @@ def main():
     if len(sys.argv) > 2:
         torch.set_num_threads(int(sys.argv[2]))
     torch.manual_seed(0)
-    xtr, ytr = load("train")
-    xte, yte = load("t10k")
+    (xtr, ytr), (xte, yte) = load("train"), load("t10k")
+    xtr, xte = xtr.reshape(-1, 784), xte.reshape(-1, 784)
     model = torch.nn.Sequential(
         torch.nn.Linear(784, 256), torch.nn.ReLU(),
         torch.nn.Linear(256, 128), torch.nn.ReLU(),

@@ -187,6 +187,19 @@ trellis::train::initializeParameter(const Argument &param, SplitMix64 &rng) {
     double limit = std::sqrt(6.0 / (fanIn + fanOut));
     for (double &x : values)
       x = (2 * rng.uniform() - 1) * limit;
+  } else if (init == "he_normal") {
+    // Kaiming normal (fan-in, ReLU gain): stddev sqrt(2 / fan_in), fan_in
+    // the product of all dimensions but the last (dense KxN: K; conv2d
+    // KHxKWxCxF: KH·KW·C).
+    if (v.getRank() < 2)
+      return fail("he_normal needs a parameter of rank >= 2, got " +
+                  v.typeName);
+    double fanIn = 1;
+    for (int64_t d : llvm::ArrayRef<int64_t>(v.shape).drop_back())
+      fanIn *= static_cast<double>(d);
+    double stddev = std::sqrt(2.0 / fanIn);
+    for (double &x : values)
+      x = stddev * rng.normal();
   } else if (init == "ones") {
     std::fill(values.begin(), values.end(), 1.0);
   } else if (llvm::StringRef(init).starts_with("normal:")) {
@@ -197,7 +210,7 @@ trellis::train::initializeParameter(const Argument &param, SplitMix64 &rng) {
       x = stddev * rng.normal();
   } else if (init != "zeros") {
     return fail("unknown trellis.init '" + init +
-                "' (glorot_uniform, zeros, ones or normal:<stddev>)");
+                "' (glorot_uniform, he_normal, zeros, ones or normal:<stddev>)");
   }
   for (int64_t i = 0; i < n; ++i) {
     if (v.dtype == DType::F32)

@@ -44,7 +44,8 @@ class Value:
 
 class Param:
     """A trainable parameter: its name, shape, element type and initializer
-    (trellis.init: glorot_uniform, zeros, ones or normal:<stddev>)."""
+    (trellis.init: glorot_uniform, he_normal, zeros, ones or
+    normal:<stddev>)."""
 
     def __init__(self, name, shape, dtype, init, value):
         self.name, self.shape, self.dtype, self.init = name, tuple(shape), dtype, init

@@ -450,9 +450,13 @@ def init_array(init, shape, dtype, rng):
         fan_in, fan_out = shape[-2], shape[-1]
         limit = math.sqrt(6.0 / (fan_in + fan_out))
         return rng.uniform(-limit, limit, shape).astype(np_dtype)
+    if init == "he_normal":
+        fan_in = math.prod(shape[:-1])
+        return (math.sqrt(2.0 / fan_in) * rng.standard_normal(shape)).astype(np_dtype)
     if init.startswith("normal:"):
         return (float(init[7:]) * rng.standard_normal(shape)).astype(np_dtype)
-    raise ValueError(f"unknown initializer {init!r} (glorot_uniform, zeros, ones or normal:<stddev>)")
+    raise ValueError(f"unknown initializer {init!r} "
+                     "(glorot_uniform, he_normal, zeros, ones or normal:<stddev>)")
 
 
 class Model:
