@@ -37,7 +37,8 @@ def ADDifferentiate : Pass<"ad-differentiate", "::mlir::ModuleOp"> {
   ];
   let dependentDialects = [
     "::trellis::ad::ADDialect",
-    "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+    "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
+    "mlir::func::FuncDialect",
     "mlir::scf::SCFDialect",
     "mlir::linalg::LinalgDialect", "mlir::math::MathDialect",
     "mlir::tensor::TensorDialect"

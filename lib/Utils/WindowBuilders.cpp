@@ -5,6 +5,7 @@
 #include "trellis/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -178,7 +179,16 @@ Value trellis::builders::buildTapScatter(OpBuilder &b, Location loc,
   int64_t n = s[0], c = s[3];
   Type t = xType.getElementType();
   int64_t hp = s[1] + win.top + win.bottom, wp = s[2] + win.left + win.right;
-  Value acc = filledTensor(b, loc, {n, hp, wp, c}, t, 0.0);
+  // A bufferization.alloc_tensor, not a tensor.empty: CSE would merge an
+  // empty-and-zero-fill of this shape with the zero padding of x (conv2d's
+  // recomputed im2col), and bufferization would then copy the shared buffer.
+  auto accType = RankedTensorType::get({n, hp, wp, c}, t);
+  Value acc = linalg::FillOp::create(
+                  b, loc, floatConst(b, loc, t, 0.0),
+                  bufferization::AllocTensorOp::create(b, loc, accType,
+                                                       ValueRange{})
+                      .getResult())
+                  .getResult(0);
   auto tapType = RankedTensorType::get({n, win.outH, win.outW, c}, t);
   SmallVector<OpFoldResult> sizes = indexAttrs(b, tapType.getShape());
   SmallVector<OpFoldResult> strides = indexAttrs(b, {1, win.sh, win.sw, 1});
