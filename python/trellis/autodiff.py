@@ -9,20 +9,22 @@ from . import ir
 def _wrt(model, wrt):
     """Argument numbers of the differentiated arguments."""
     n = len(model.params)
+    first_input = n + len(model.state)  # the state is never differentiated
     if wrt == "params":
         return list(range(n))
     if wrt == "all":  # parameters and float inputs
-        return list(range(n)) + [n + i for i, v in enumerate(model.input_values)
+        return list(range(n)) + [first_input + i for i, v in enumerate(model.input_values)
                                  if v.dtype in ("f32", "f64")]
     if wrt == "inputs":
-        return [n + i for i, v in enumerate(model.input_values) if v.dtype in ("f32", "f64")]
+        return [first_input + i for i, v in enumerate(model.input_values)
+                if v.dtype in ("f32", "f64")]
     return list(wrt)
 
 
 def gradient_module(model, kind="value_and_grad", wrt="params", entry=None):
     """MLIR text: `@loss` (the model) and `@<entry>` calling ad.<kind> on it.
-    The model's first output must be a scalar (the value); further outputs
-    are auxiliary (has_aux)."""
+    The model's first output must be a scalar (the value); further outputs,
+    and the new layer state, are auxiliary (has_aux)."""
     if kind not in ("grad", "value_and_grad"):
         raise ValueError(f"kind must be 'grad' or 'value_and_grad', got {kind!r}")
     if not model.outputs or model.outputs[0].shape != ():
@@ -31,7 +33,7 @@ def gradient_module(model, kind="value_and_grad", wrt="params", entry=None):
     entry = entry or kind
     argnums = _wrt(model, wrt)
     args = model.args
-    aux = model.outputs[1:]
+    aux = model.results[1:]
     grads = [ir.Value(f"%g{i}", args[a].shape, args[a].dtype) for i, a in enumerate(argnums)]
     value = ir.Value("%value", (), model.outputs[0].dtype)
     auxv = [ir.Value(f"%aux{i}", v.shape, v.dtype) for i, v in enumerate(aux)]
@@ -54,14 +56,15 @@ class _Gradient:
         self.text = gradient_module(model, kind, wrt)
         self.fn = _compile(self.text, kind, **options)
         self.n_grads = len(_wrt(model, wrt))
-        self.n_aux = len(model.outputs) - 1
+        self.n_aux = len(model.results) - 1
 
-    def __call__(self, params, *inputs, rng=None):
+    def __call__(self, params, *inputs, rng=None, state=None):
         extra = []
         if self.model.rng is not None:
             import numpy as np
             extra = [np.asarray(rng if rng is not None else (0, 0), np.int32)]
-        out = self.fn(*params, *inputs, *extra)
+        state = self.model.init_state() if state is None else list(state)
+        out = self.fn(*params, *state, *inputs, *extra)
         if self.kind == "grad":
             grads, aux = list(out[:self.n_grads]), out[self.n_grads:]
             return (grads, aux) if self.n_aux else grads

@@ -25,6 +25,10 @@ def float_attr(x):
     return f"{float(x):.9e} : f32"
 
 
+def i64_array(values):
+    return f"array<i64: {', '.join(str(int(v)) for v in values)}>"
+
+
 class Value:
     """An SSA value with its static shape and element type."""
 
@@ -68,6 +72,10 @@ class Builder:
         self.dtype, self.mode = dtype, mode
         self.lines, self.counter, self.depth = [], 0, 1
         self.params, self._param_of = [], {}
+        # Layer state (batch norm's running statistics): non-trainable
+        # arguments after the parameters, and their new values in mode
+        # 'train' (Trax's pure_fn(x, weights, state) -> (y, new_state)).
+        self.states, self.new_states = [], {}
         self._names, self._scopes = {}, {}
         self.rng, self._keys = None, 0
 
@@ -104,6 +112,26 @@ class Builder:
         self.params.append(p)
         self._param_of[key] = p
         return v
+
+    def state(self, layer, local, shape, init):
+        """The state `local` of `layer` (not trained; named like parameters)."""
+        key = (id(layer), "state", local)
+        if key in self._param_of:
+            return self._param_of[key].value
+        if id(layer) not in self._scopes:
+            self._scopes[id(layer)] = self.unique_name(layer.kind)
+        v = Value(f"%state{len(self.states)}", shape, self.dtype)
+        p = Param(f"{self._scopes[id(layer)]}.{local}", shape, self.dtype, init, v)
+        self.states.append(p)
+        self._param_of[key] = p
+        return v
+
+    def set_state(self, state, new):
+        """`new` is the value of `state` (a Value from state()) after the call."""
+        if state.name in self.new_states:
+            raise ShapeError(f"the state {state} is updated twice: a stateful layer "
+                             "used twice in one model is not supported")
+        self.new_states[state.name] = new
 
     def dropout_key(self):
         """A distinct tensor<2xi32> key per dropout layer, from the model's
@@ -162,6 +190,46 @@ class Builder:
         r = Value(self.fresh("drop"), x.shape, x.dtype)
         self.emit(f"{r} = nn.dropout {x}, {key} {{rate = {float_attr(rate)}}}"
                   f" : ({x.type}, {key.type}) -> {r.type}")
+        return r
+
+    def conv2d(self, x, w, bias, strides, padding, dilations):
+        n, h, wd, _ = x.shape
+        kh, kw, _, f = w.shape
+        oh = (h + padding[0] + padding[1] - dilations[0] * (kh - 1) - 1) // strides[0] + 1
+        ow = (wd + padding[2] + padding[3] - dilations[1] * (kw - 1) - 1) // strides[1] + 1
+        r = Value(self.fresh("conv"), (n, oh, ow, f), x.dtype)
+        self.emit(f"{r} = nn.conv2d {x}, {w}, {bias} {{strides = {i64_array(strides)}, "
+                  f"padding = {i64_array(padding)}, dilations = {i64_array(dilations)}}}"
+                  f" : ({x.type}, {w.type}, {bias.type}) -> {r.type}")
+        return r
+
+    def pool2d(self, op, x, window, strides, padding):
+        n, h, w, c = x.shape
+        oh = (h + padding[0] + padding[1] - window[0]) // strides[0] + 1
+        ow = (w + padding[2] + padding[3] - window[1]) // strides[1] + 1
+        r = Value(self.fresh("pool"), (n, oh, ow, c), x.dtype)
+        self.emit(f"{r} = nn.{op} {x} {{window = {i64_array(window)}, strides = {i64_array(strides)}, "
+                  f"padding = {i64_array(padding)}}} : ({x.type}) -> {r.type}")
+        return r
+
+    def batch_norm(self, x, scale, bias, mean, var, epsilon, momentum, training):
+        """Returns (y, new_mean, new_var)."""
+        base = self.fresh("bn")
+        c = (x.shape[-1],)
+        self.emit(f"{base}:3 = nn.batch_norm {x}, {scale}, {bias}, {mean}, {var} "
+                  f"{{epsilon = {float_attr(epsilon)}, momentum = {float_attr(momentum)}, "
+                  f"training = {'true' if training else 'false'}}}"
+                  f" : ({x.type}, {scale.type}, {bias.type}, {mean.type}, {var.type})"
+                  f" -> ({x.type}, {mean.type}, {var.type})")
+        return (Value(f"{base}#0", x.shape, x.dtype), Value(f"{base}#1", c, x.dtype),
+                Value(f"{base}#2", c, x.dtype))
+
+    def flatten(self, x):
+        m = 1
+        for d in x.shape[1:]:
+            m *= d
+        r = Value(self.fresh("flat"), (x.shape[0], m), x.dtype)
+        self.emit(f"{r} = nn.flatten {x} : ({x.type}) -> {r.type}")
         return r
 
     def mean(self, x):

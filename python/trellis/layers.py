@@ -344,6 +344,169 @@ class Dropout(Layer):
         return f"Dropout({self.rate})"
 
 
+class Sigmoid(_Unary):
+    op = "nn.sigmoid"
+
+
+def _pair(v, what):
+    if isinstance(v, int):
+        return (v, v)
+    t = tuple(int(a) for a in v)
+    if len(t) != 2 or min(t) < 1:
+        raise ValueError(f"{what} must be a positive int or a pair of them, got {v!r}")
+    return t
+
+
+def _padding(padding, hw, window, strides, dilations, what):
+    """(top, bottom, left, right) from 'VALID', 'SAME' (Trax's and
+    TensorFlow's: ceil(size / stride) outputs, the odd padding pixel at the
+    bottom and right) or four explicit numbers."""
+    if isinstance(padding, str):
+        mode = padding.upper()
+        if mode == "VALID":
+            return (0, 0, 0, 0)
+        if mode == "SAME":
+            out = []
+            for size, k, st, d in zip(hw, window, strides, dilations):
+                total = max((-(-size // st) - 1) * st + d * (k - 1) + 1 - size, 0)
+                out += [total // 2, total - total // 2]
+            return tuple(out)
+    else:
+        t = tuple(int(a) for a in padding)
+        if len(t) == 4 and min(t) >= 0:
+            return t
+    raise ValueError(f"{what} padding must be 'VALID', 'SAME' or (top, bottom, left, "
+                     f"right) >= 0, got {padding!r}")
+
+
+def _require_nhwc(layer, x):
+    if len(x.shape) != 4:
+        raise ShapeError(f"{layer!r} expects NxHxWxC images, got {x.type}")
+
+
+class Conv(Layer):
+    """2-D convolution of NxHxWxC images (nn.conv2d, Trax's Conv): a
+    KHxKWxCx`filters` kernel and a bias; `padding` 'VALID', 'SAME' or
+    (top, bottom, left, right). The kernel's default initializer is
+    he_normal (fan-in KH·KW·C)."""
+
+    kind = "conv"
+
+    def __init__(self, filters, kernel_size, strides=1, padding="VALID", dilation=1,
+                 kernel_init="he_normal", bias_init="zeros"):
+        self.filters = int(filters)
+        self.kernel = _pair(kernel_size, "Conv kernel_size")
+        self.strides = _pair(strides, "Conv strides")
+        self.dilation = _pair(dilation, "Conv dilation")
+        self.padding, self.kernel_init, self.bias_init = padding, kernel_init, bias_init
+
+    def forward(self, b, xs):
+        (x,) = xs
+        b.require_float(self, x)
+        _require_nhwc(self, x)
+        pad = _padding(self.padding, x.shape[1:3], self.kernel, self.strides, self.dilation, "Conv")
+        for i in range(2):
+            span = self.dilation[i] * (self.kernel[i] - 1) + 1
+            if x.shape[1 + i] + pad[2 * i] + pad[2 * i + 1] < span:
+                raise ShapeError(f"{self!r}: the {span}-wide window does not fit {x.type} "
+                                 f"padded by {pad}")
+        w = b.param(self, "weight", self.kernel + (x.shape[3], self.filters), self.kernel_init)
+        bias = b.param(self, "bias", (self.filters,), self.bias_init)
+        return [b.conv2d(x, w, bias, self.strides, pad, self.dilation)]
+
+    def __repr__(self):
+        return f"Conv({self.filters}, {self.kernel})"
+
+
+class _Pool(Layer):
+    op = ""
+
+    def __init__(self, pool_size=(2, 2), strides=None, padding="VALID"):
+        self.window = _pair(pool_size, f"{type(self).__name__} pool_size")
+        self.strides = self.window if strides is None else _pair(strides, "strides")
+        self.padding = padding
+
+    def forward(self, b, xs):
+        (x,) = xs
+        b.require_float(self, x)
+        _require_nhwc(self, x)
+        pad = _padding(self.padding, x.shape[1:3], self.window, self.strides, (1, 1),
+                       type(self).__name__)
+        for i in range(2):
+            if x.shape[1 + i] + pad[2 * i] + pad[2 * i + 1] < self.window[i]:
+                raise ShapeError(f"{self!r}: the window does not fit {x.type}")
+        return [b.pool2d(self.op, x, self.window, self.strides, pad)]
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.window})"
+
+
+class MaxPool(_Pool):
+    """Window maximum over NxHxWxC (nn.max_pool2d); strides default to the
+    window; padding never wins."""
+
+    op = "max_pool2d"
+
+
+class AvgPool(_Pool):
+    """Window mean over NxHxWxC (nn.avg_pool2d); padded taps count as zeros
+    (PyTorch's count_include_pad)."""
+
+    op = "avg_pool2d"
+
+
+class BatchNorm(Layer):
+    """Batch normalization over all dimensions but the last (nn.batch_norm),
+    with a scale (ones) and a bias (zeros). Its running mean (zeros) and
+    variance (ones) are layer **state**: mode 'train' normalizes with the
+    batch statistics and returns the state updated with `momentum` in
+    PyTorch's convention (new = (1 − momentum)·old + momentum·batch, the
+    unbiased batch variance; Trax's `momentum=0.999` is this 0.001); mode
+    'eval' normalizes with the state and leaves it."""
+
+    kind = "batch_norm"
+
+    def __init__(self, epsilon=1e-5, momentum=0.1):
+        if not 0.0 <= momentum <= 1.0:
+            raise ValueError(f"BatchNorm momentum must be in [0, 1], got {momentum}")
+        if not epsilon > 0.0:
+            raise ValueError(f"BatchNorm epsilon must be positive, got {epsilon}")
+        self.epsilon, self.momentum = epsilon, momentum
+
+    def forward(self, b, xs):
+        (x,) = xs
+        b.require_float(self, x)
+        if not x.shape:
+            raise ShapeError(f"BatchNorm expects a tensor of rank >= 1, got {x.type}")
+        c = (x.shape[-1],)
+        scale = b.param(self, "weight", c, "ones")
+        bias = b.param(self, "bias", c, "zeros")
+        mean = b.state(self, "running_mean", c, "zeros")
+        var = b.state(self, "running_var", c, "ones")
+        training = b.mode == "train"
+        positions = int(np.prod(x.shape[:-1], dtype=np.int64))
+        if training and positions < 2:
+            raise ShapeError(f"BatchNorm in mode 'train' needs at least 2 positions per "
+                             f"channel, {x.type} has {positions}")
+        y, new_mean, new_var = b.batch_norm(x, scale, bias, mean, var, self.epsilon,
+                                            self.momentum, training)
+        if training:
+            b.set_state(mean, new_mean)
+            b.set_state(var, new_var)
+        return [y]
+
+
+class Flatten(Layer):
+    """Nx... -> NxM, row-major (nn.flatten)."""
+
+    def forward(self, b, xs):
+        (x,) = xs
+        b.require_float(self, x)
+        if not x.shape:
+            raise ShapeError(f"Flatten expects a tensor of rank >= 1, got {x.type}")
+        return [b.flatten(x)]
+
+
 class Mean(Layer):
     """The mean of all elements, a scalar."""
 
@@ -464,7 +627,10 @@ class Model:
 
     `params` (trellis.ir.Param: name, shape, dtype, init) are the emitted
     function's leading arguments, in the order the layers create them; the
-    inputs follow, then, if a Dropout runs (mode 'train'), `rng` (2xint32).
+    layer state (`state`, e.g. BatchNorm's running statistics) follows, then
+    the inputs, then, if a Dropout runs (mode 'train'), `rng` (2xint32). In
+    mode 'train' the function returns the outputs and then the new state
+    (`results`).
     """
 
     def __init__(self, layer, inputs, dtype="f32", mode="train"):
@@ -479,6 +645,9 @@ class Model:
                              for i, s in enumerate(self.inputs)]
         self.outputs = self.layer.forward(b, self.input_values)
         self.params = b.params
+        self.state = b.states
+        self.new_state = ([b.new_states.get(p.value.name, p.value) for p in b.states]
+                          if mode == "train" else [])
         self.rng = b.rng
         self.body = b.lines
         self._compiled = {}
@@ -492,18 +661,28 @@ class Model:
         return [p.shape for p in self.params]
 
     @property
+    def state_names(self):
+        return [p.name for p in self.state]
+
+    @property
     def args(self):
-        """The emitted function's arguments: parameters, inputs, rng."""
-        return ([p.value for p in self.params] + self.input_values +
-                ([self.rng] if self.rng is not None else []))
+        """The emitted function's arguments: parameters, state, inputs, rng."""
+        return ([p.value for p in self.params] + [p.value for p in self.state] +
+                self.input_values + ([self.rng] if self.rng is not None else []))
+
+    @property
+    def results(self):
+        """The emitted function's results: the outputs, then (mode 'train')
+        the new state."""
+        return self.outputs + self.new_state
 
     def function(self, name="forward", private=False, param_attrs=False):
-        """The model as `func.func @name(params..., inputs...[, rng])`."""
+        """The model as `func.func @name(params..., state..., inputs...[, rng])`."""
         attrs = None
         if param_attrs:
-            attrs = ([f' {{trellis.init = "{p.init}"}}' for p in self.params] +
-                     [""] * (len(self.args) - len(self.params)))
-        return ir.function(name, self.args, self.outputs, self.body, private,
+            attrs = ([f' {{trellis.init = "{p.init}"}}' for p in self.params + self.state] +
+                     [""] * (len(self.args) - len(self.params) - len(self.state)))
+        return ir.function(name, self.args, self.results, self.body, private,
                            arg_attrs=attrs)
 
     def init(self, seed=0):
@@ -511,6 +690,10 @@ class Model:
         `seed`; trellis-train draws its own from the same distributions)."""
         rng = np.random.default_rng(seed)
         return [init_array(p.init, p.shape, p.dtype, rng) for p in self.params]
+
+    def init_state(self):
+        """The initial layer state (zeros and ones: not random)."""
+        return [init_array(p.init, p.shape, p.dtype, None) for p in self.state]
 
     def compile(self, **options):
         """The JIT-compiled @forward: f(*params, *inputs[, rng]) -> tuple."""
@@ -520,8 +703,11 @@ class Model:
             self._compiled[key] = _compile(self.function("forward"), "forward", **options)
         return self._compiled[key]
 
-    def __call__(self, params, *inputs, rng=None):
+    def __call__(self, params, *inputs, rng=None, state=None):
+        """The outputs (and, in mode 'train', the new state) on `params`,
+        `inputs` and `state` (default: the initial state)."""
         extra = []
         if self.rng is not None:
             extra = [np.asarray(rng if rng is not None else (0, 0), np.int32)]
-        return self.compile()(*params, *inputs, *extra)
+        state = self.init_state() if state is None else list(state)
+        return self.compile()(*params, *state, *inputs, *extra)

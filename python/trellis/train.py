@@ -100,19 +100,23 @@ def step_module(model, loss, inputs, batch_size, optimizer, clip_norm=None,
     b = ir.Builder(dtype)
     sc = Scalars(b, ft)
     params = [p.value for p in lm.params]
+    # Layer state (BatchNorm's running statistics) follows the parameters:
+    # @loss returns its new value as auxiliary results, which @train_step
+    # returns in the state's places (not touched by the optimizer).
+    state = [p.value for p in lm.state]
     slots = [[ir.Value(f"%slot{j}_{i}", p.shape, p.dtype) for i, p in enumerate(lm.params)]
              for j in range(len(optimizer.state))]
     step = ir.Value("%step", (), ft)
     batch = [ir.Value(f"%x{i}", s.shape, s.dtype) for i, (_, s) in enumerate(specs)]
-    args = params + [v for slot in slots for v in slot] + [step] + batch
-    attrs = ([f' {{trellis.init = "{p.init}"}}' for p in lm.params] +
-             [' {trellis.init = "zeros"}'] * (len(args) - len(params) - len(batch)) +
+    args = params + state + [v for slot in slots for v in slot] + [step] + batch
+    attrs = ([f' {{trellis.init = "{p.init}"}}' for p in lm.params + lm.state] +
+             [' {trellis.init = "zeros"}'] * (len(args) - len(params) - len(state) - len(batch)) +
              [f' {{trellis.batch = "{name}"}}' for name, _ in specs])
 
     s0 = b.fresh("s")
     b.emit(f"{s0} = tensor.extract %step[] : tensor<{ft}>")
     t = sc.add(s0, sc.const(1.0))
-    call_args = params + batch
+    call_args = params + state + batch
     if lm.rng is not None:
         si, seed, key = b.fresh("si"), b.fresh("seed"), b.fresh("key")
         b.emit(f"{si} = arith.fptosi {s0} : {ft} to i32")
@@ -121,7 +125,8 @@ def step_module(model, loss, inputs, batch_size, optimizer, clip_norm=None,
         call_args = call_args + [ir.Value(key, (2,), "i32")]
     grads = [ir.Value(f"%g{i}", p.shape, p.dtype) for i, p in enumerate(params)]
     value = ir.Value("%value", (), ft)
-    aux = [ir.Value(f"%aux{i}", v.shape, v.dtype) for i, v in enumerate(lm.outputs[1:])]
+    aux = [ir.Value(f"%aux{i}", v.shape, v.dtype) for i, v in enumerate(lm.results[1:])]
+    new_state = aux[len(aux) - len(state):] if state else []
     results = [value] + aux + grads
     extra = ", has_aux = true" if aux else ""
     b.emit(f"{', '.join(map(str, results))} = ad.value_and_grad @loss("
@@ -177,7 +182,7 @@ def step_module(model, loss, inputs, batch_size, optimizer, clip_norm=None,
             new_params.append(ir.Value(base, p.shape, p.dtype))
     nstep = ir.Value(b.fresh("nstep"), (), ft)
     b.emit(f"{nstep} = tensor.from_elements {t} : tensor<{ft}>")
-    outs = new_params + [v for slot in new_slots for v in slot] + [nstep, value]
+    outs = new_params + new_state + [v for slot in new_slots for v in slot] + [nstep, value]
     text.append(ir.function("train_step", args, outs, b.lines, arg_attrs=attrs))
 
     # @eval: the loss (and the accuracy) on a held-out batch, dropout off.
@@ -186,12 +191,14 @@ def step_module(model, loss, inputs, batch_size, optimizer, clip_norm=None,
     heads = [loss] + ([Accuracy()] if accuracy else [])
     em = tl.Model(tl.Serial(model, tl.Branch(*heads)), [s for _, s in especs], dtype=dtype, mode="eval")
     ebatch = [ir.Value(f"%x{i}", s.shape, s.dtype) for i, (_, s) in enumerate(especs)]
-    if [p.shape for p in em.params] != [p.shape for p in lm.params]:
+    if ([p.shape for p in em.params + em.state] !=
+            [p.shape for p in lm.params + lm.state]):
         raise ir.ShapeError("the eval model's parameters differ from the training model's")
     # @eval takes every parameter of @train_step (slots and step unused);
-    # both traces name the parameters %p<i> in the same order.
+    # both traces name the parameters %p<i> and the state %state<i> in the same
+    # order. In mode 'eval' BatchNorm normalizes with the state.
     body, eouts = em.body, em.outputs
-    eargs = params + [v for slot in slots for v in slot] + [step] + ebatch
+    eargs = params + state + [v for slot in slots for v in slot] + [step] + ebatch
     eattrs = [""] * (len(eargs) - len(ebatch)) + [f' {{trellis.batch = "{n}"}}' for n, _ in especs]
     names = ["loss", "accuracy"][:len(heads)]
     text.append(ir.function("eval", eargs, eouts, body, arg_attrs=eattrs,
@@ -216,8 +223,8 @@ def _tool():
 
 class Result:
     """What a run left: `metrics` (the lines of metrics.jsonl), `params`
-    ({name: array} from the final checkpoint, also written as params.npz),
-    `output_dir`. On ranks other than 0 (which write no files) both are None."""
+    ({name: array} from the final checkpoint, layer state included, also
+    written as params.npz), `output_dir`. On ranks other than 0 (which write no files) both are None."""
 
     def __init__(self, output_dir, metrics, params):
         self.output_dir, self.metrics, self.params = output_dir, metrics, params
@@ -252,6 +259,9 @@ class Trainer:
         traced = tl.Model(tl.Serial(model, loss),
                           [s for _, s in _specs(self.inputs, batch_size, dtype)], dtype=dtype)
         self.param_names, self.param_shapes = traced.param_names, traced.param_shapes
+        # The checkpoint holds the parameters, then the layer state.
+        self.state_names = traced.state_names
+        self.initial_state = traced.init_state()
         self.n_slots = len(optimizer.state)
         self.slot_names = [f"{p}.{s}" for s in optimizer.state for p in self.param_names]
         self.dtype = dtype
@@ -282,6 +292,8 @@ class Trainer:
             if a.shape != tuple(shape):
                 raise ValueError(f"initial_params {name}: shape {a.shape}, the model's {tuple(shape)}")
             arrays[f"param{i}"] = a
+        for a in self.initial_state:
+            arrays[f"param{len(arrays)}"] = a
         k = len(arrays)
         for _ in range(self.n_slots):
             for shape in self.param_shapes:
@@ -356,6 +368,7 @@ class Trainer:
         with open(os.path.join(output_dir, "metrics.jsonl")) as f:
             metrics = [json.loads(line) for line in f if line.strip()]
         ckpt = np.load(os.path.join(output_dir, "checkpoint.npz"))
-        params = {name: ckpt[f"param{i}"] for i, name in enumerate(self.param_names)}
+        params = {name: ckpt[f"param{i}"]
+                  for i, name in enumerate(self.param_names + self.state_names)}
         np.savez(os.path.join(output_dir, "params.npz"), **params)
         return Result(output_dir, metrics, params)

@@ -5,11 +5,17 @@ evaluation runs on the whole 10,000-image test set, read gzipped as the
 package ships it. Both IDX paths of the reader (raw, gzip) thereby see real
 files.
 
-* generated: model.mlir is what gen_model.py writes;
+* generated: the model (model.mlir, or MODEL) is what its generator
+  (gen_model.py, or GENERATOR) writes;
 * examples: trellis-train reports SLICE training examples;
-* accuracy: the test-set accuracy of the last evaluation reaches MIN_ACCURACY.
+* accuracy: the test-set accuracy of the last evaluation reaches MIN_ACCURACY;
+* with STATE (comma-separated NAME=INITIAL, checkpoint names and initial
+  values: the CNN's batch-norm running statistics, param12=0 for a mean,
+  param13=1 for a variance): state: each is in the checkpoint and moved
+  away from its initial value — the state was threaded through
+  @train_step, not left where it started.
 
-usage: fashion_mnist.py WORKDIR EXAMPLE_DIR SLICE STEPS MIN_ACCURACY"""
+usage: fashion_mnist.py WORKDIR EXAMPLE_DIR SLICE STEPS MIN_ACCURACY [MODEL GENERATOR [STATE]]"""
 
 import gzip
 import json
@@ -17,10 +23,14 @@ import os
 import subprocess
 import sys
 
+import numpy as np
+
 from trellis_testing.run import Checker
 
 work, example = sys.argv[1], sys.argv[2]
 n, steps, min_acc = int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
+model_name, generator = (sys.argv[6], sys.argv[7]) if len(sys.argv) > 7 else ("model.mlir", "gen_model.py")
+state = dict(item.split("=") for item in sys.argv[8].split(",")) if len(sys.argv) > 8 else {}
 data = "/usr/share/datasets/fashion-mnist"
 os.makedirs(work, exist_ok=True)
 check = Checker()
@@ -42,12 +52,12 @@ def write_slice(name, header_bytes, row_bytes):
 images = write_slice("train-images-idx3-ubyte.gz", 16, 28 * 28)
 labels = write_slice("train-labels-idx1-ubyte.gz", 8, 1)
 
-model = os.path.join(example, "model.mlir")
-generated = subprocess.run([python, os.path.join(example, "gen_model.py")],
+model = os.path.join(example, model_name)
+generated = subprocess.run([python, os.path.join(example, generator)],
                            capture_output=True, text=True, check=True).stdout
 with open(model) as f:
     check.expect("fashion-mnist.generated", f.read() == generated,
-                 "model.mlir equals the output of gen_model.py")
+                 f"{model_name} equals the output of {generator}")
 
 out = os.path.join(work, "run")
 test = f"idx:{data}/t10k-images-idx3-ubyte.gz,{data}/t10k-labels-idx1-ubyte.gz"
@@ -66,4 +76,15 @@ step, metrics = evals[-1] if evals else (None, {})
 acc = metrics.get("accuracy")
 check.expect("fashion-mnist.accuracy", acc is not None and step == steps and acc >= min_acc,
              f"test-set accuracy {acc} at step {step} (>= {min_acc})")
+if state:
+    saved = np.load(os.path.join(out, "checkpoint.npz"))
+    moved = {}
+    for name, initial in state.items():
+        if name in saved.files:
+            moved[name] = float(np.max(np.abs(saved[name] - float(initial))))
+    check.expect("fashion-mnist.state", len(moved) == len(state) and min(moved.values()) > 1e-3,
+                 "largest change of each running statistic from its initial value: "
+                 + ", ".join(f"{k} {v:.3g}" for k, v in moved.items())
+                 + (f"; missing from the checkpoint: {sorted(set(state) - set(moved))}"
+                    if len(moved) < len(state) else ""))
 check.finish()
