@@ -33,6 +33,20 @@ def CollAverageGradients
     gradient belongs to the rank's own examples), `other` (any other value);
     e.g. `wrt=parameter` leaves the gradient of an adversarial input alone.
 
+    Batch norm (`nn.batch_norm` in training mode) computes statistics of
+    the rank's batch; `batch-norm` says what data parallelism does with
+    them:
+
+    * `local` (default): each rank normalizes with its own batch's
+      statistics, and the layer's new running mean and variance (its state)
+      are replaced by their `coll.pmean` over the ranks, so every rank holds
+      the same state after the step;
+    * `sync` (sync-BN): the op gets `axis_name = axis`, so that it normalizes
+      with the statistics of the whole global batch (the ranks' means and
+      variances combined by `coll.pmean`) and its backward pass combines the
+      ranks' sums likewise: the step equals one rank's step on the global
+      batch.
+
     Run it before `ad-differentiate`: it rewrites uses of the `ad` ops'
     gradient results, not the derivative code. A module without any
     `ad.grad` or `ad.value_and_grad` (for instance one differentiated
@@ -51,9 +65,15 @@ def CollAverageGradients
            "Number of ranks of the job; required when weight-shards > 1">,
     ListOption<"wrt", "wrt", "std::string",
                "Kinds of differentiated operands whose gradients are "
-               "reduced: parameter, batch, other (default: all)">
+               "reduced: parameter, batch, other (default: all)">,
+    Option<"batchNorm", "batch-norm", "::trellis::coll::BatchNormStatistics",
+           /*default=*/"::trellis::coll::BatchNormStatistics::Local",
+           "Batch-norm statistics in training: local (running statistics "
+           "averaged) or sync (the global batch's)",
+           [{::trellis::coll::batchNormStatisticsValues()}]>
   ];
   let dependentDialects = [
+    "::trellis::nn::NNDialect",
     "::trellis::coll::CollDialect", "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"
   ];

@@ -25,8 +25,10 @@ def NN_Dialect : Dialect {
     enclosing function and receive gradients like any other operand.
 
     `convert-nn-to-linalg` gives every op its meaning in terms of `linalg`,
-    `tensor`, `arith` and `math`.
+    `tensor`, `arith` and `math` (and `coll` for a synchronized batch norm).
   }];
+  // nn.batch_norm {axis_name} lowers (and differentiates) to coll.pmean.
+  let dependentDialects = ["::trellis::coll::CollDialect"];
 }
 
 class NN_Op<string mnemonic, list<Trait> traits = []>

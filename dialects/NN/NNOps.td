@@ -315,6 +315,13 @@ def NN_BatchNormOp : NN_DiffOp<"batch_norm", [Pure]> {
     they are not differentiated, and `mean`/`var` get no cotangent.
     `epsilon` is read like layer_norm's; `momentum` is an f32 in `[0, 1]`.
 
+    With `axis_name` (sync-BN, as Flax's BatchNorm `axis_name`), training
+    statistics are those of the whole batch over the ranks of that mesh
+    axis: μ and σ² are `coll.pmean`s of the ranks' (every rank holds `M`
+    positions), the running variance's unbiased factor uses the global
+    count `M·R`, and the backward pass averages the ranks' `Σ dy` and
+    `Σ dy·x̂`. `coll-average-gradients{batch-norm=sync}` sets it.
+
     Example:
     ```mlir
     %y, %m, %v = nn.batch_norm %x, %s, %b, %mean, %var {momentum = 1.0e-01 : f32}
@@ -328,7 +335,8 @@ def NN_BatchNormOp : NN_DiffOp<"batch_norm", [Pure]> {
                        NN_FloatTensor:$var,
                        DefaultValuedAttr<NN_EpsilonAttr, "1.0e-5f">:$epsilon,
                        DefaultValuedAttr<F32Attr, "0.1f">:$momentum,
-                       DefaultValuedAttr<BoolAttr, "true">:$training);
+                       DefaultValuedAttr<BoolAttr, "true">:$training,
+                       OptionalAttr<StrAttr>:$axis_name);
   let results = (outs NN_FloatTensor:$y, NN_FloatTensor:$new_mean,
                       NN_FloatTensor:$new_var);
   let extraClassDeclaration = [{
@@ -336,6 +344,16 @@ def NN_BatchNormOp : NN_DiffOp<"batch_norm", [Pure]> {
     /// layer_norm's epsilon).
     double getEpsilonValue();
     double getMomentumValue();
+    /// The batch mean and biased variance per channel (C each) of `x2`,
+    /// this op's x as an MxC matrix, in training: over the ranks of
+    /// `axis_name` when it is set (lowering and reverse rule share them).
+    std::pair<::mlir::Value, ::mlir::Value>
+    buildBatchStatistics(::mlir::OpBuilder &b, ::mlir::Value x2);
+    /// The count the statistics are taken over, M·R (R the ranks of
+    /// `axis_name`, 1 without), as a scalar of x's element type.
+    ::mlir::Value buildStatisticsCount(::mlir::OpBuilder &b, int64_t m);
+    /// `v` averaged over the ranks of `axis_name`; `v` itself without.
+    ::mlir::Value buildRankMean(::mlir::OpBuilder &b, ::mlir::Value v);
   }];
   let assemblyFormat = [{
     $x `,` $scale `,` $bias `,` $mean `,` $var attr-dict `:`

@@ -44,6 +44,7 @@ void trellis::buildLowerToLLVMPipeline(OpPassManager &pm,
   if (options.gradientReduction) {
     coll::CollAverageGradientsOptions reduce;
     reduce.reduce = options.gradientReduction->reduce;
+    reduce.batchNorm = options.gradientReduction->batchNorm;
     reduce.weightShards = options.gradientReduction->weightShards;
     reduce.ranks = options.gradientReduction->ranks;
     pm.addPass(coll::createCollAverageGradients(reduce));

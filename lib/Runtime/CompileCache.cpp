@@ -191,8 +191,9 @@ static void hashOptions(HashStream &os, const CompileOptions &options) {
   os.field("remat.budget", budget);
   os.field("gradientReduction", gradientReduction.has_value());
   if (gradientReduction) {
-    const auto &[reduce, weightShards, ranks] = *gradientReduction;
+    const auto &[reduce, batchNorm, weightShards, ranks] = *gradientReduction;
     os.field("gradientReduction.reduce", static_cast<int64_t>(reduce));
+    os.field("gradientReduction.batchNorm", static_cast<int64_t>(batchNorm));
     os.field("gradientReduction.weightShards", weightShards);
     os.field("gradientReduction.ranks", ranks);
   }

@@ -155,6 +155,7 @@ llvm::Error Trainer::compile() {
                   Twine(ranks) + " ranks");
     compileOptions.gradientReduction.emplace();
     compileOptions.gradientReduction->reduce = options.reduce;
+    compileOptions.gradientReduction->batchNorm = options.batchNorm;
   }
   // One compilation serves @train_step and @eval.
   auto compileStart = std::chrono::steady_clock::now();
@@ -364,6 +365,12 @@ llvm::Error Trainer::checkRanksAgreeOnOptions() const {
       {"--reduce", uint64_t(options.reduce),
        [](uint64_t key) {
          return coll::stringifyGradientReduction(coll::GradientReduction(key))
+             .str();
+       }},
+      {"--batch-norm", uint64_t(options.batchNorm),
+       [](uint64_t key) {
+         return coll::stringifyBatchNormStatistics(
+                    coll::BatchNormStatistics(key))
              .str();
        }},
       {"--resume", options.resume, showBool},

@@ -41,6 +41,13 @@ int main(int argc, char **argv) {
       cl::init(trellis::coll::GradientReduction::Mean),
       trellis::coll::gradientReductionValues(),
       cl::cat(category));
+  cl::opt<trellis::coll::BatchNormStatistics> batchNorm(
+      "batch-norm",
+      cl::desc("Batch-norm statistics across MPI ranks (default local: each "
+               "rank's own, running statistics averaged; sync: the global "
+               "batch's)"),
+      cl::init(trellis::coll::BatchNormStatistics::Local),
+      trellis::coll::batchNormStatisticsValues(), cl::cat(category));
   cl::opt<std::string> outputDir(
       "output-dir", cl::Required,
       cl::desc("Directory of checkpoint.npz, metrics.jsonl and curve.svg"),
@@ -88,6 +95,7 @@ int main(int argc, char **argv) {
   options.steps = steps;
   options.seed = seed;
   options.reduce = reduce;
+  options.batchNorm = batchNorm;
   options.outputDir = outputDir;
   options.checkpointEvery = checkpointEvery;
   options.resume = resume;

@@ -50,6 +50,8 @@ struct RematOptions {
 /// before differentiation.
 struct GradientReductionOptions {
   coll::GradientReduction reduce = coll::GradientReduction::Mean;
+  /// What the ranks do with batch norm's statistics.
+  coll::BatchNormStatistics batchNorm = coll::BatchNormStatistics::Local;
   /// Ranks holding the same weight shard reduce together (1: all ranks).
   int64_t weightShards = 1;
   /// Ranks of the job; needed when weightShards > 1.

@@ -48,6 +48,9 @@ struct TrainOptions {
   uint64_t seed = 0;
   /// Gradient reduction across ranks (coll-average-gradients' `reduce`).
   coll::GradientReduction reduce = coll::GradientReduction::Mean;
+  /// Batch-norm statistics across ranks (coll-average-gradients'
+  /// `batch-norm`).
+  coll::BatchNormStatistics batchNorm = coll::BatchNormStatistics::Local;
   /// Where checkpoint.npz, metrics.jsonl and curve.svg go (created).
   std::string outputDir;
   /// Write a checkpoint every this many steps (0: only at the end).

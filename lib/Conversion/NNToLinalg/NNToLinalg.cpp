@@ -172,29 +172,37 @@ SmallVector<Value> lowerBatchNorm(BatchNormOp op, BatchNormOp::Adaptor adaptor,
   Value mean = adaptor.getMean(), var = adaptor.getVar();
   Value newMean = mean, newVar = var;
   if (op.getTraining()) {
-    auto [batchMean, sqDev] = buildColumnMoments(rewriter, loc, x2);
-    double invM = 1.0 / static_cast<double>(m);
-    double invM1 = 1.0 / static_cast<double>(m - 1);
-    // PyTorch's running update, with the unbiased batch variance.
-    auto blend = [&](Value old, Value batch, double scale) {
+    auto [batchMean, batchVar] = op.buildBatchStatistics(rewriter, x2);
+    // PyTorch's running update, with the unbiased batch variance: the
+    // variance's weight is m·n/(n − 1), n the count the statistics are over
+    // (M, or M times the ranks of axis_name, known when the program runs).
+    Type t = type.getElementType();
+    Value varWeight;
+    if (!op.getAxisName()) {
+      varWeight = floatConst(rewriter, loc, t,
+                             momentum * static_cast<double>(m) /
+                                 static_cast<double>(m - 1));
+    } else {
+      Value count = op.buildStatisticsCount(rewriter, m);
+      Value less = arith::SubFOp::create(rewriter, loc, count,
+                                         floatConst(rewriter, loc, t, 1.0));
+      varWeight = arith::MulFOp::create(
+          rewriter, loc, floatConst(rewriter, loc, t, momentum),
+          arith::DivFOp::create(rewriter, loc, count, less));
+    }
+    auto blend = [&](Value old, Value batch, Value weight) {
       return buildElementwise(
           rewriter, loc, {old, batch},
           [&](OpBuilder &b, Location l, ValueRange a) -> Value {
             Value keep =
                 mulF(b, l, a[0], constantLike(b, l, a[0], 1 - momentum));
-            Value add =
-                mulF(b, l, a[1], constantLike(b, l, a[1], momentum * scale));
-            return addF(b, l, keep, add);
+            return addF(b, l, keep, mulF(b, l, a[1], weight));
           });
     };
-    newMean = blend(mean, batchMean, 1.0);
-    newVar = blend(var, sqDev, invM1);
+    newMean = blend(mean, batchMean, floatConst(rewriter, loc, t, momentum));
+    newVar = blend(var, batchVar, varWeight);
     mean = batchMean;
-    var = buildElementwise(
-        rewriter, loc, sqDev,
-        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-          return mulF(b, l, a[0], constantLike(b, l, a[0], invM));
-        });
+    var = batchVar;
   }
   // Per channel once: a = scale / sqrt(var + eps); per element only
   // (x − mean)·a + bias (no square root or division in the big loop).

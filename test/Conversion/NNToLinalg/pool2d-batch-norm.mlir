@@ -4,7 +4,7 @@
 // −∞ for max (padding never wins), 0 for avg, which multiplies by
 // 1/(kh·kw) (PyTorch's count_include_pad). nn.batch_norm in training: the
 // column moments over the N·H·W positions, the running update with
-// (1 − m) and m·M/(M − 1) for the variance, and one elementwise map
+// (1 − m) and m·M/(M − 1) for the biased batch variance, and one elementwise map
 // (x − μ)·a + bias with a = scale/sqrt(σ² + eps) per channel; in
 // inference only the map, and the state passes through.
 // RUN: trellis-opt %s --convert-nn-to-linalg | FileCheck %s
@@ -44,11 +44,13 @@ func.func @avg(%x: tensor<2x8x8x3xf32>) -> tensor<2x4x4x3xf32> {
 // CHECK: iterator_types = ["reduction", "parallel"]
 // CHECK: arith.subf
 // CHECK: arith.mulf
-// The running mean, then the running variance (0.1/31 = 0.0032258064).
-// CHECK: arith.constant 0.899999976 : f32
+// The weights of the batch statistics in the running update: the
+// variance's m·M/(M − 1) = 0.1·32/31 (unbiased), the mean's m; the old
+// values keep 1 − m.
+// CHECK: arith.constant 0.103225805 : f32
 // CHECK: arith.constant 1.000000e-01 : f32
 // CHECK: arith.constant 0.899999976 : f32
-// CHECK: arith.constant 0.0032258064 : f32
+// CHECK: arith.constant 0.899999976 : f32
 // CHECK: math.sqrt
 // CHECK: arith.divf
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]{{.*}} outs(%{{.*}} : tensor<32x3xf32>)

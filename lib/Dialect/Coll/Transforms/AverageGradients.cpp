@@ -13,6 +13,7 @@
 
 #include "trellis/Dialect/AD/IR/AD.h"
 #include "trellis/Dialect/Coll/IR/Coll.h"
+#include "trellis/Dialect/NN/IR/NN.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -41,6 +42,17 @@ trellis::coll::stringifyGradientReduction(GradientReduction reduction) {
     return "adasum-approx";
   }
   llvm_unreachable("unknown gradient reduction");
+}
+
+llvm::StringRef
+trellis::coll::stringifyBatchNormStatistics(BatchNormStatistics statistics) {
+  switch (statistics) {
+  case BatchNormStatistics::Local:
+    return "local";
+  case BatchNormStatistics::Sync:
+    return "sync";
+  }
+  llvm_unreachable("unknown batch-norm statistics");
 }
 
 std::optional<GradientArgKind>
@@ -178,6 +190,10 @@ struct CollAverageGradientsPass
       return fail("weight-shards=" + Twine(shards) +
                   " needs ranks=N, a positive multiple of it, to form the "
                   "shard groups");
+    if (shards > 1 && batchNorm == BatchNormStatistics::Sync)
+      return fail("batch-norm=sync averages the statistics over every rank "
+                  "of the axis, which with weight-shards > 1 hold different "
+                  "weights; use batch-norm=local");
     kinds.clear();
     for (const std::string &kind : wrt) {
       std::optional<GradientArgKind> parsed = parseGradientArgKind(kind);
@@ -243,6 +259,27 @@ struct CollAverageGradientsPass
     });
     if (walk.wasInterrupted())
       return signalPassFailure();
+    // Batch norm's statistics (docs/collectives.md, "Batch norm").
+    module.walk([&](nn::BatchNormOp bn) {
+      if (!bn.getTraining() || bn.getAxisName())
+        return;
+      if (batchNorm == BatchNormStatistics::Sync) {
+        bn.setAxisNameAttr(b.getStringAttr(axis));
+        return;
+      }
+      b.setInsertionPointAfter(bn);
+      for (Value state : {bn.getNewMean(), bn.getNewVar()}) {
+        SmallVector<OpOperand *> uses;
+        for (OpOperand &use : state.getUses())
+          uses.push_back(&use);
+        if (uses.empty())
+          continue;
+        Value mean =
+            reducer.reduce(bn.getLoc(), state, GradientReduction::Mean);
+        for (OpOperand *use : uses)
+          use->set(mean);
+      }
+    });
     if (!hasGradients) {
       emitError(module.getLoc())
           << "coll-average-gradients: the module has no ad.grad or "

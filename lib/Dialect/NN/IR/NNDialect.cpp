@@ -2,6 +2,7 @@
 
 #include "trellis/Dialect/NN/IR/NN.h"
 
+#include "trellis/Dialect/Coll/IR/Coll.h"
 #include "trellis/Utils/Inlining.h"
 
 using namespace mlir;

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "trellis/Dialect/Coll/IR/Coll.h"
 #include "trellis/Dialect/NN/IR/NN.h"
 #include "trellis/Utils/StructuredBuilders.h"
 #include "trellis/Utils/WindowBuilders.h"
@@ -340,12 +341,60 @@ LogicalResult AvgPool2DOp::buildReverse(OpBuilder &b, ReverseContext &,
   return success();
 }
 
+Value BatchNormOp::buildRankMean(OpBuilder &b, Value v) {
+  if (!getAxisName())
+    return v;
+  return coll::PmeanOp::create(b, getLoc(), v, getAxisNameAttr(),
+                               DenseIntElementsAttr());
+}
+
+std::pair<Value, Value> BatchNormOp::buildBatchStatistics(OpBuilder &b,
+                                                          Value x2) {
+  Location loc = getLoc();
+  double m = cast<RankedTensorType>(x2.getType()).getDimSize(0);
+  auto [mean, sqDev] = buildColumnMoments(b, loc, x2);
+  auto scaled = [&](Value v, double factor) {
+    return buildElementwise(
+        b, loc, v, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+          return mulF(nb, l, a[0], constantLike(nb, l, a[0], factor));
+        });
+  };
+  Value var = scaled(sqDev, 1.0 / m);
+  if (!getAxisName())
+    return {mean, var};
+  // Every rank holds M positions: the global mean is the mean of the ranks'
+  // means, and the global variance the mean of var_r + (mean_r − mean)² (the
+  // exact combination of equal-sized groups, no E[x²] − E[x]² cancellation).
+  Value globalMean = buildRankMean(b, mean);
+  Value spread =
+      buildElementwise(b, loc, {var, mean, globalMean},
+                       [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                         Value dev = subF(nb, l, a[1], a[2]);
+                         return addF(nb, l, a[0], mulF(nb, l, dev, dev));
+                       });
+  return {globalMean, buildRankMean(b, spread)};
+}
+
+Value BatchNormOp::buildStatisticsCount(OpBuilder &b, int64_t m) {
+  Location loc = getLoc();
+  Type t = getX().getType().getElementType();
+  Value count = floatConst(b, loc, t, static_cast<double>(m));
+  if (!getAxisName())
+    return count;
+  Value ranks =
+      coll::AxisSizeOp::create(b, loc, b.getIndexType(), getAxisNameAttr());
+  Value asInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), ranks);
+  return arith::MulFOp::create(b, loc, count,
+                               arith::SIToFPOp::create(b, loc, t, asInt));
+}
+
 LogicalResult BatchNormOp::buildReverse(OpBuilder &b, ReverseContext &,
                                         ValueRange dres, ValueVec &d) {
   // new_mean and new_var are state: their cotangents are dropped, and mean
-  // and var get none. With xhat = (x − μ)·rstd: dscale = Σ dy·xhat,
-  // dbias = Σ dy, and dx = scale·rstd·dy in inference; in training, where
-  // μ and σ² depend on x, dx = scale·rstd·(dy − dbias/M − xhat·dscale/M).
+  // and var get none (with axis_name, see buildBatchStatistics). With xhat = (x
+  // − μ)·rstd: dscale = Σ dy·xhat, dbias = Σ dy, and dx = scale·rstd·dy in
+  // inference; in training, where μ and σ² depend on x, dx = scale·rstd·(dy −
+  // dbias/M − xhat·dscale/M).
   d.assign(5, Value());
   if (!dres[0])
     return success();
@@ -356,14 +405,8 @@ LogicalResult BatchNormOp::buildReverse(OpBuilder &b, ReverseContext &,
   double m = static_cast<double>(type2.getDimSize(0));
   double eps = getEpsilonValue();
   Value mean = getMean(), var = getVar();
-  if (getTraining()) {
-    auto [batchMean, sqDev] = buildColumnMoments(b, loc, x2);
-    mean = batchMean;
-    var = buildElementwise(
-        b, loc, sqDev, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-          return mulF(nb, l, a[0], constantLike(nb, l, a[0], 1.0 / m));
-        });
-  }
+  if (getTraining())
+    std::tie(mean, var) = buildBatchStatistics(b, x2);
   Value rstd = buildElementwise(
       b, loc, var, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
         Value sd = math::SqrtOp::create(
@@ -383,7 +426,12 @@ LogicalResult BatchNormOp::buildReverse(OpBuilder &b, ReverseContext &,
   Value dscale = sumRows(b, loc, dyXhat), dbias = sumRows(b, loc, dy2);
   Value dx2;
   if (getTraining())
-    dx2 = buildMap(b, loc, type2, {dy2, xhat, getScale(), rstd, dbias, dscale},
+    // Synchronized: the sums over all ranks' positions, divided by M·R, are
+    // the rank means of the local sums divided by M (the rank's own dscale
+    // and dbias go to the gradient reduction as they are).
+    dx2 = buildMap(b, loc, type2,
+                   {dy2, xhat, getScale(), rstd, buildRankMean(b, dbias),
+                    buildRankMean(b, dscale)},
                    {id, id, col, col, col, col},
                    [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
                      Value invM = constantLike(nb, l, a[0], 1.0 / m);

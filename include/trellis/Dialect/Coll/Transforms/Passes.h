@@ -34,6 +34,31 @@ inline llvm::cl::ValuesClass gradientReductionValues() {
 /// "adasum-approx").
 llvm::StringRef stringifyGradientReduction(GradientReduction reduction);
 
+/// How data-parallel training treats the statistics of nn.batch_norm in
+/// training mode (coll-average-gradients' `batch-norm`, trellis-train's
+/// `--batch-norm`).
+enum class BatchNormStatistics {
+  /// Each rank normalizes with its own batch's statistics; the running
+  /// statistics (the layer state) are averaged over the ranks, so every
+  /// rank holds the same state.
+  Local,
+  /// Sync-BN: the statistics of the whole global batch (coll.pmean inside
+  /// the layer, nn.batch_norm's `axis_name`).
+  Sync,
+};
+
+inline llvm::cl::ValuesClass batchNormStatisticsValues() {
+  return llvm::cl::values(
+      clEnumValN(BatchNormStatistics::Local, "local",
+                 "Each rank's own batch statistics; running statistics "
+                 "averaged over the ranks"),
+      clEnumValN(BatchNormStatistics::Sync, "sync",
+                 "Statistics of the global batch (sync-BN)"));
+}
+
+/// Returns the option spelling of `statistics` ("local", "sync").
+llvm::StringRef stringifyBatchNormStatistics(BatchNormStatistics statistics);
+
 /// What a gradient is taken with respect to, as coll-average-gradients'
 /// `wrt` option chooses the gradients it reduces: the differentiated
 /// operand of the ad op is an argument of the enclosing function, marked
