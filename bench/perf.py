@@ -301,16 +301,21 @@ def print_anchor_health(steps):
     return rate
 
 
-def print_twin_step_time(step, steps):
-    """A twin's timing process: runs `step` once untimed, then `steps` times,
-    and prints the median as "ms/step median X" (what run_anchor parses)."""
+def twin_step_ms(step, steps):
+    """Runs `step` once untimed, then `steps` times; returns the median ms."""
     step()
     times = []
     for _ in range(steps):
         start = time.perf_counter()
         step()
         times.append(time.perf_counter() - start)
-    print(f"ms/step median {1e3 * statistics.median(times):.3f}")
+    return 1e3 * statistics.median(times)
+
+
+def print_twin_step_time(step, steps):
+    """A twin's timing process: prints twin_step_ms as "ms/step median X"
+    (what run_anchor parses)."""
+    print(f"ms/step median {twin_step_ms(step, steps):.3f}")
 
 
 def alternate_twins(rounds, run_side, label=""):

@@ -116,6 +116,7 @@ void trellis::registerAllPasses() {
   registerConvertLinalgToBlas();
   registerFixOpenMPISymbols();
   registerTrellisParallelizeLinalg();
+  registerTrellisStridedCopiesToLinalg();
   registerTrellisInlineAllocaScopes();
   registerTrellisOutlineParallelRegions();
   registerTrellisProfileOps();

@@ -96,6 +96,9 @@ void trellis::buildLowerToLLVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(
       bufferization::createOptimizeAllocationLivenessPass());
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // Copies into and out of strided subviews as vectorized linalg loops, not
+  // the runner utilities' element-by-element memrefCopy.
+  pm.addNestedPass<func::FuncOp>(createTrellisStridedCopiesToLinalg());
 
   // Buffers to loops to LLVM. Allocation goes through the generic hooks so
   // the runtime can count live tensor bytes. GEMMs to library calls first;

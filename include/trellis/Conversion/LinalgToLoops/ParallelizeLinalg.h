@@ -4,7 +4,8 @@
 // nests whose leading parallel loops are one scf.parallel, which
 // convert-scf-to-openmp turns into an OpenMP worksharing loop; the others
 // are left to upstream's convert-linalg-to-loops (docs/performance.md,
-// "Threads").
+// "Threads"). trellis-strided-copies-to-linalg turns the copies with a
+// strided side into linalg.copy first.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +25,7 @@ inline constexpr int64_t kMinParallelIterations = 1 << 15;
 
 #define GEN_PASS_DECL_TRELLISPARALLELIZELINALG
 #define GEN_PASS_DECL_TRELLISINLINEALLOCASCOPES
+#define GEN_PASS_DECL_TRELLISSTRIDEDCOPIESTOLINALG
 #define GEN_PASS_DECL_TRELLISOUTLINEPARALLELREGIONS
 #include "trellis/Conversion/Passes.h.inc"
 
