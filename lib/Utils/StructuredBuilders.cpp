@@ -303,26 +303,70 @@ std::pair<Value, Value> buildRowMoments(OpBuilder &b, Location loc, Value x) {
   return {sum, sqDev};
 }
 
+/// Rows per chunk of a two-stage column sum (buildColumnSum): below twice
+/// this many rows the sum is one loop nest.
+constexpr int64_t kColumnSumChunkRows = 512;
+
+Value buildColumnSum(OpBuilder &b, Location loc, ValueRange matrices,
+                     ValueRange columns, ScalarFn term) {
+  auto type = cast<RankedTensorType>(matrices.front().getType());
+  MLIRContext *ctx = b.getContext();
+  int64_t rows = type.getDimSize(0), c = type.getDimSize(1);
+  Type t = type.getElementType();
+  // P chunks of at least kColumnSumChunkRows rows, P the largest divisor
+  // of M up to 64; 1: one loop nest.
+  int64_t chunks = 1;
+  for (int64_t p = 64; p >= 2; --p)
+    if (rows % p == 0 && rows / p >= kColumnSumChunkRows) {
+      chunks = p;
+      break;
+    }
+  auto step = [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+    return addF(nb, l, term(nb, l, a.drop_back()), a.back());
+  };
+  unsigned rank = chunks == 1 ? 2 : 3;
+  AffineMap col = selectDims(ctx, rank, {rank - 1});
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (Value m : matrices) {
+    if (chunks > 1)
+      m = tensor::ExpandShapeOp::create(
+          b, loc, RankedTensorType::get({chunks, rows / chunks, c}, t), m,
+          ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+    inputs.push_back(m);
+    maps.push_back(identity(ctx, rank));
+  }
+  for (Value v : columns) {
+    inputs.push_back(v);
+    maps.push_back(col);
+  }
+  if (chunks == 1)
+    return buildGeneric(
+        b, loc, inputs, maps, filledTensor(b, loc, {c}, t, 0.0), col,
+        {utils::IteratorType::reduction, utils::IteratorType::parallel}, step);
+  Value partial = buildGeneric(
+      b, loc, inputs, maps, filledTensor(b, loc, {chunks, c}, t, 0.0),
+      selectDims(ctx, 3, {0, 2}),
+      {utils::IteratorType::parallel, utils::IteratorType::reduction,
+       utils::IteratorType::parallel},
+      step);
+  return sumRows(b, loc, partial);
+}
+
 std::pair<Value, Value> buildColumnMoments(OpBuilder &b, Location loc,
                                            Value m) {
   auto type = cast<RankedTensorType>(m.getType());
-  MLIRContext *ctx = b.getContext();
   double invM = 1.0 / static_cast<double>(type.getDimSize(0));
   Value mean = buildElementwise(
       b, loc, sumRows(b, loc, m),
       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
         return mulF(nb, l, a[0], constantLike(nb, l, a[0], invM));
       });
-  AffineMap col = selectDims(ctx, 2, {1});
-  Value init =
-      filledTensor(b, loc, {type.getDimSize(1)}, type.getElementType(), 0.0);
-  Value sqDev = buildGeneric(
-      b, loc, {m, mean}, {identity(ctx, 2), col}, init, col,
-      {utils::IteratorType::reduction, utils::IteratorType::parallel},
-      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        Value dev = subF(nb, l, a[0], a[1]);
-        return addF(nb, l, mulF(nb, l, dev, dev), a[2]);
-      });
+  Value sqDev = buildColumnSum(b, loc, m, mean,
+                               [](OpBuilder &nb, Location l, ValueRange a) {
+                                 Value dev = subF(nb, l, a[0], a[1]);
+                                 return mulF(nb, l, dev, dev);
+                               });
   return {mean, sqDev};
 }
 
@@ -473,13 +517,8 @@ Value matmul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
 }
 
 Value sumRows(OpBuilder &b, Location loc, Value m) {
-  auto type = cast<RankedTensorType>(m.getType());
-  MLIRContext *ctx = b.getContext();
-  Value init =
-      filledTensor(b, loc, {type.getDimSize(1)}, type.getElementType(), 0.0);
-  return buildGeneric(
-      b, loc, m, identity(ctx, 2), init, selectDims(ctx, 2, {1}),
-      {utils::IteratorType::reduction, utils::IteratorType::parallel}, sumStep);
+  return buildColumnSum(
+      b, loc, m, {}, [](OpBuilder &, Location, ValueRange a) { return a[0]; });
 }
 
 } // namespace trellis::builders

@@ -197,8 +197,18 @@ mlir::Value transpose2D(mlir::OpBuilder &b, mlir::Location loc, mlir::Value m);
 /// a·b for matrices (linalg.matmul into zeros).
 mlir::Value matmul(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lhs,
                    mlir::Value rhs);
-/// Sums an `MxN` matrix over its rows: the `N` column totals.
+/// Sums an `MxN` matrix over its rows: the `N` column totals
+/// (buildColumnSum of the elements).
 mlir::Value sumRows(mlir::OpBuilder &b, mlir::Location loc, mlir::Value m);
+/// Σ over the rows i of `term(matrices[k][i, c]..., columns[j][c]...)` for
+/// `MxC` matrices and length-`C` vectors: the `C` column totals. With many
+/// rows the rows are split into up to 64 chunks whose partial sums a loop
+/// nest with a parallel chunk loop first computes (so that
+/// trellis-parallelize-linalg shares it among threads; a plain column sum
+/// has the reduction first and stays on one thread), then summed.
+mlir::Value buildColumnSum(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::ValueRange matrices, mlir::ValueRange columns,
+                           ScalarFn term);
 
 } // namespace trellis::builders
 

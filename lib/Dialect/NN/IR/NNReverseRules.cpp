@@ -391,10 +391,10 @@ Value BatchNormOp::buildStatisticsCount(OpBuilder &b, int64_t m) {
 LogicalResult BatchNormOp::buildReverse(OpBuilder &b, ReverseContext &,
                                         ValueRange dres, ValueVec &d) {
   // new_mean and new_var are state: their cotangents are dropped, and mean
-  // and var get none (with axis_name, see buildBatchStatistics). With xhat = (x
-  // − μ)·rstd: dscale = Σ dy·xhat, dbias = Σ dy, and dx = scale·rstd·dy in
-  // inference; in training, where μ and σ² depend on x, dx = scale·rstd·(dy −
-  // dbias/M − xhat·dscale/M).
+  // and var get none (with axis_name, see buildBatchStatistics). With
+  // xhat = (x − μ)·rstd: dscale = Σ dy·xhat, dbias = Σ dy, and
+  // dx = scale·rstd·dy in inference; in training, where μ and σ² depend on
+  // x, dx = scale·rstd·(dy − dbias/M − xhat·dscale/M).
   d.assign(5, Value());
   if (!dres[0])
     return success();
@@ -413,32 +413,36 @@ LogicalResult BatchNormOp::buildReverse(OpBuilder &b, ReverseContext &,
             nb, l, addF(nb, l, a[0], constantLike(nb, l, a[0], eps)));
         return arith::DivFOp::create(nb, l, constantLike(nb, l, sd, 1.0), sd);
       });
+  // dscale = rstd·Σ dy·(x − μ) and dbias = Σ dy, without materializing
+  // x̂ or dy·x̂; dx recomputes x̂ = (x − μ)·rstd in its map.
   AffineMap id = identity(ctx, 2), col = selectDims(ctx, 2, {1});
-  Value xhat = buildMap(b, loc, type2, {x2, mean, rstd}, {id, col, col},
-                        [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                          return mulF(nb, l, subF(nb, l, a[0], a[1]), a[2]);
-                        });
-  Value dyXhat =
-      buildElementwise(b, loc, {dy2, xhat},
-                       [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                         return mulF(nb, l, a[0], a[1]);
-                       });
-  Value dscale = sumRows(b, loc, dyXhat), dbias = sumRows(b, loc, dy2);
+  Value dbias = sumRows(b, loc, dy2);
+  Value dscale = buildElementwise(
+      b, loc,
+      {buildColumnSum(b, loc, {dy2, x2}, mean,
+                      [](OpBuilder &nb, Location l, ValueRange a) {
+                        return mulF(nb, l, a[0], subF(nb, l, a[1], a[2]));
+                      }),
+       rstd},
+      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        return mulF(nb, l, a[0], a[1]);
+      });
   Value dx2;
   if (getTraining())
     // Synchronized: the sums over all ranks' positions, divided by M·R, are
     // the rank means of the local sums divided by M (the rank's own dscale
     // and dbias go to the gradient reduction as they are).
     dx2 = buildMap(b, loc, type2,
-                   {dy2, xhat, getScale(), rstd, buildRankMean(b, dbias),
+                   {dy2, x2, mean, getScale(), rstd, buildRankMean(b, dbias),
                     buildRankMean(b, dscale)},
-                   {id, id, col, col, col, col},
+                   {id, id, col, col, col, col, col},
                    [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
                      Value invM = constantLike(nb, l, a[0], 1.0 / m);
+                     Value xhat = mulF(nb, l, subF(nb, l, a[1], a[2]), a[4]);
                      Value centered =
-                         subF(nb, l, a[0], mulF(nb, l, a[4], invM));
-                     Value proj = mulF(nb, l, a[1], mulF(nb, l, a[5], invM));
-                     return mulF(nb, l, mulF(nb, l, a[2], a[3]),
+                         subF(nb, l, a[0], mulF(nb, l, a[5], invM));
+                     Value proj = mulF(nb, l, xhat, mulF(nb, l, a[6], invM));
+                     return mulF(nb, l, mulF(nb, l, a[3], a[4]),
                                  subF(nb, l, centered, proj));
                    });
   else
