@@ -350,3 +350,41 @@ class Gather(nn.Module):
 def test_indexing_with_a_tensor_names_its_line():
     with pytest.raises(tt.ExportError, match=r"indexing with Tensor \(only ints.* at .*test_torch.py:\d+$"):
         tt.export(Gather(), (torch.randn(3, 2),))
+
+
+class SmallCNN(nn.Module):
+    """Conv (stride, dilation, 'same'), batch norm in eval mode, both pools."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(2, 4, 3, padding=1)
+        self.bn = nn.BatchNorm2d(4)
+        self.p1 = nn.MaxPool2d(2)
+        self.c2 = nn.Conv2d(4, 3, (3, 2), stride=(2, 1), dilation=(1, 2), padding="valid", bias=False)
+        self.c3 = nn.Conv2d(3, 3, 3, padding="same")
+        self.p2 = nn.AvgPool2d(2, stride=1, padding=1)
+        self.fc = nn.Linear(3 * 2 * 3, 5)
+
+    def forward(self, x, y):
+        h = self.p1(torch.relu(self.bn(self.c1(x))))
+        h = self.p2(torch.tanh(self.c3(self.c2(h))))
+        return F.cross_entropy(self.fc(torch.flatten(h, 1)), y)
+
+
+def test_conv_pool_batch_norm_import():
+    m = SmallCNN().double()
+    with torch.no_grad():  # running statistics away from 0 and 1
+        m.bn.running_mean.uniform_(-0.5, 0.5)
+        m.bn.running_var.uniform_(0.5, 2.0)
+    m.eval()
+    x = torch.randn(3, 2, 9, 8, dtype=torch.float64)
+    y = torch.randint(0, 5, (3,))
+    text = check(m, (x, y))
+    for op in ("nn.conv2d", "nn.max_pool2d", "nn.avg_pool2d", "nn.batch_norm"):
+        assert op in text
+
+
+def test_batch_norm_in_training_mode_is_refused():
+    m = nn.Sequential(nn.Conv2d(1, 2, 3), nn.BatchNorm2d(2)).double()
+    with pytest.raises(tt.ExportError, match="BatchNorm2d in training mode"):
+        tt.export(m, (torch.randn(2, 1, 5, 5, dtype=torch.float64),))

@@ -7,7 +7,9 @@
 @forward's arguments are the module's parameters in named_parameters()
 order, then the example arguments (integer tensors become int32: ids and
 labels), then, if a Dropout runs in training mode, `rng` (2xint32). Its
-results are the module's outputs. Supported: nn.Linear, ReLU, GELU, Tanh,
+results are the module's outputs. Supported: nn.Linear, Conv2d (groups 1,
+zero padding), MaxPool2d, AvgPool2d, BatchNorm2d (eval mode: the running
+statistics are constants), ReLU, GELU, Tanh,
 Sigmoid, LayerNorm (over the last dimension), Embedding, Dropout, MultiheadAttention
 (to nn.attention; causal when attn_mask is the causal mask), Softmax /
 LogSoftmax (last dimension), CrossEntropyLoss (mean), Flatten, Identity, and
@@ -341,6 +343,61 @@ class _Emitter:
         one = self.const(1.0, x.shape, x.dtype)
         t = self.b.unary("nn.tanh", self.b.binary("arith.mulf", x, half))
         return self.b.binary("arith.mulf", self.b.binary("arith.addf", t, one), half)
+
+
+def _pair(v):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v, v)
+
+
+def _vision_module(em, mod, x, p, where, dtype):
+    """Conv2d, MaxPool2d, AvgPool2d and BatchNorm2d (eval mode) on NCHW x:
+    transposed to the nn ops' NHWC and back (consecutive transposes fold)."""
+    if len(x.shape) != 4:
+        raise ExportError(f"{type(mod).__name__} at {where} expects an NCHW tensor, got {x.type}")
+    b = em.b
+    nhwc = em.transpose(x, [0, 2, 3, 1])
+    if isinstance(mod, nn.Conv2d):
+        if mod.groups != 1 or mod.padding_mode != "zeros":
+            raise ExportError(f"Conv2d with groups {mod.groups} or padding_mode "
+                              f"'{mod.padding_mode}' at {where}: only groups=1 with zero padding")
+        kh, kw = mod.kernel_size
+        if isinstance(mod.padding, str):  # 'valid' or 'same' (stride 1)
+            pads = [0, 0, 0, 0]
+            if mod.padding == "same":
+                for i, k in enumerate((kh, kw)):
+                    total = mod.dilation[i] * (k - 1)
+                    pads[2 * i], pads[2 * i + 1] = total // 2, total - total // 2
+        else:
+            ph, pw = mod.padding
+            pads = [ph, ph, pw, pw]
+        w = em.transpose(p(mod.weight), [2, 3, 1, 0])  # OIHW -> HWCF
+        bias = p(mod.bias) if mod.bias is not None else em.const(0.0, (mod.out_channels,), dtype)
+        y = b.conv2d(nhwc, w, bias, mod.stride, pads, mod.dilation)
+    elif isinstance(mod, (nn.MaxPool2d, nn.AvgPool2d)):
+        window = _pair(mod.kernel_size)
+        strides = _pair(mod.stride if mod.stride is not None else mod.kernel_size)
+        ph, pw = _pair(mod.padding)
+        unsupported = mod.ceil_mode or (isinstance(mod, nn.MaxPool2d) and (
+            _pair(mod.dilation) != (1, 1) or mod.return_indices)) or (
+            isinstance(mod, nn.AvgPool2d) and (not mod.count_include_pad or mod.divisor_override))
+        if unsupported:
+            raise ExportError(f"{type(mod).__name__} with ceil_mode, dilation, return_indices, "
+                              f"count_include_pad=False or divisor_override at {where}")
+        op = "max_pool2d" if isinstance(mod, nn.MaxPool2d) else "avg_pool2d"
+        y = b.pool2d(op, nhwc, window, strides, (ph, ph, pw, pw))
+    else:
+        if mod.training or not mod.track_running_stats:
+            raise ExportError(f"BatchNorm2d in training mode at {where}: its running statistics "
+                              "are layer state, which the import does not return; export the "
+                              "module in eval mode, or use trellis.layers.BatchNorm, which "
+                              "carries the state")
+        c = (mod.num_features,)
+        scale = p(mod.weight) if mod.affine else em.const(1.0, c, dtype)
+        shift = p(mod.bias) if mod.affine else em.const(0.0, c, dtype)
+        mean = em.tensor_const(mod.running_mean, None)
+        var = em.tensor_const(mod.running_var, None)
+        y, _, _ = b.batch_norm(nhwc, scale, shift, mean, var, mod.eps, 0.1, False)
+    return em.transpose(y, [0, 3, 1, 2])
 
 
 def _is_causal_mask(mask, n):
@@ -679,6 +736,8 @@ def trace(module, example_args):
                                                {k: arg(a) for k, a in node.kwargs.items()}, p, gm)
             elif isinstance(mod, nn.Identity):
                 v[node] = x
+            elif isinstance(mod, (nn.Conv2d, nn.MaxPool2d, nn.AvgPool2d, nn.BatchNorm2d)):
+                v[node] = _vision_module(em, mod, x, p, where, dtype)
             else:
                 raise ExportError(f"unsupported module {node.target} ({type(mod).__module__}."
                                   f"{type(mod).__name__}) at {where}")
