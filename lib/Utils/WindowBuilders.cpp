@@ -210,6 +210,49 @@ Value trellis::builders::buildTapScatter(OpBuilder &b, Location loc,
       indexAttrs(b, s), indexAttrs(b, {1, 1, 1, 1}));
 }
 
+Value trellis::builders::buildTiledWindowAdjoint(OpBuilder &b, Location loc,
+                                                 RankedTensorType xType,
+                                                 const Window2D &win,
+                                                 ValueRange perWindow,
+                                                 TileElementFn element) {
+  ArrayRef<int64_t> s = xType.getShape();
+  bool tiles = win.sh == win.kh && win.sw == win.kw && win.dh == 1 &&
+               win.dw == 1 && !win.top && !win.bottom && !win.left &&
+               !win.right && s[1] == win.outH * win.kh &&
+               s[2] == win.outW * win.kw;
+  if (!tiles)
+    return Value();
+  MLIRContext *ctx = b.getContext();
+  auto tiledType = RankedTensorType::get(
+      {s[0], win.outH, win.kh, win.outW, win.kw, s[3]}, xType.getElementType());
+  // Loops (n, i, p, j, q, c): element (n, i·kh + p, j·kw + q, c) of x is
+  // tap (p, q) of window (n, i, j, c).
+  AffineExpr d[6];
+  bindDims(ctx, d[0], d[1], d[2], d[3], d[4], d[5]);
+  AffineMap window = AffineMap::get(6, 0, {d[0], d[1], d[3], d[5]}, ctx);
+  SmallVector<AffineMap> maps(perWindow.size(), window);
+  maps.push_back(identity(ctx, 6));
+  Value init = tensor::EmptyOp::create(b, loc, tiledType.getShape(),
+                                       tiledType.getElementType());
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{tiledType}, perWindow, ValueRange{init}, maps,
+      SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        auto index = [&](unsigned dim) {
+          return arith::IndexCastOp::create(
+              nb, l, nb.getI32Type(), linalg::IndexOp::create(nb, l, dim));
+        };
+        Value tap = arith::AddIOp::create(
+            nb, l,
+            arith::MulIOp::create(nb, l, index(2), i32Const(nb, l, win.kw)),
+            index(4));
+        linalg::YieldOp::create(nb, l, element(nb, l, a.drop_back(), tap));
+      });
+  return tensor::CollapseShapeOp::create(
+      b, loc, xType, generic.getResult(0),
+      ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3, 4}, {5}});
+}
+
 Value trellis::builders::buildCol2Im(OpBuilder &b, Location loc, Value cols,
                                      RankedTensorType xType,
                                      const Window2D &win) {

@@ -66,6 +66,25 @@ mlir::Value buildTapScatter(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::RankedTensorType xType, const Window2D &win,
                             TapUpdateFn update);
 
+/// Builds the value of one element of the input tile of a window: given
+/// the window's elements of the `perWindow` tensors and the element's tap
+/// index `p·kw + q` (i32).
+using TileElementFn = llvm::function_ref<mlir::Value(
+    mlir::OpBuilder &, mlir::Location, mlir::ValueRange perWindow,
+    mlir::Value tap)>;
+
+/// When the windows tile `x` exactly (strides = window, no dilation or
+/// padding, H = H'·kh, W = W'·kw), every input element is one tap of one
+/// window: the adjoint is one all-parallel map over the tiled view
+/// `N x H' x kh x W' x kw x C` of `x` (a free reshape), written once, with
+/// no zero fill and no read-modify-write per tap. Returns it, or a null
+/// value when the windows do not tile `x` (use buildTapScatter).
+mlir::Value buildTiledWindowAdjoint(mlir::OpBuilder &b, mlir::Location loc,
+                                    mlir::RankedTensorType xType,
+                                    const Window2D &win,
+                                    mlir::ValueRange perWindow,
+                                    TileElementFn element);
+
 /// The adjoint of buildIm2Col followed by padSpatial: `cols :
 /// (N·H'·W')x(KH·KW·C)` summed back into an `NxHxWxC` tensor of `xType`
 /// (each tap's cotangents added into a strided slice of the padded

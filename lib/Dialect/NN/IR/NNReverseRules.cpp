@@ -298,6 +298,17 @@ LogicalResult MaxPool2DOp::buildReverse(OpBuilder &b, ReverseContext &,
   MLIRContext *ctx = b.getContext();
   Window2D win = getGeometry();
   Value argMax = buildWindowArgMax(b, loc, getX(), win);
+  if (Value dx = buildTiledWindowAdjoint(
+          b, loc, getX().getType(), win, {argMax, dres[0]},
+          [](OpBuilder &nb, Location l, ValueRange a, Value tap) -> Value {
+            Value hit = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
+                                              a[0], tap);
+            return arith::SelectOp::create(nb, l, hit, a[1],
+                                           constantLike(nb, l, a[1], 0.0));
+          })) {
+    d.assign({dx});
+    return success();
+  }
   AffineMap id = identity(ctx, 4);
   SmallVector<utils::IteratorType> parallel(4, utils::IteratorType::parallel);
   d.assign({buildTapScatter(
@@ -325,6 +336,14 @@ LogicalResult AvgPool2DOp::buildReverse(OpBuilder &b, ReverseContext &,
   MLIRContext *ctx = b.getContext();
   Window2D win = getGeometry();
   double inv = 1.0 / static_cast<double>(win.kh * win.kw);
+  if (Value dx = buildTiledWindowAdjoint(
+          b, loc, getX().getType(), win, dres[0],
+          [&](OpBuilder &nb, Location l, ValueRange a, Value) -> Value {
+            return mulF(nb, l, a[0], constantLike(nb, l, a[0], inv));
+          })) {
+    d.assign({dx});
+    return success();
+  }
   AffineMap id = identity(ctx, 4);
   SmallVector<utils::IteratorType> parallel(4, utils::IteratorType::parallel);
   d.assign({buildTapScatter(

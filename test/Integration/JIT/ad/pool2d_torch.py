@@ -57,4 +57,23 @@ s.expect("max_pool2d.nan_positions",
          f"{np.isnan(y).sum()} NaNs, PyTorch {np.isnan(want).sum()}")
 mask = ~np.isnan(want)
 s.close("max_pool2d.nan", np.where(mask, y, 0), np.where(mask, want, 0))
+
+
+def tiled_grad(pool, x6, c):
+    """PyTorch's gradient of mean(flatten(pool(x, (2, 3))) * c)."""
+    xt = t64(x6, True)
+    (nhwc(pool(nchw(xt), (2, 3))).reshape(2, 18) * t64(c)).mean().backward()
+    return xt.grad.numpy()
+
+
+x6, c6 = s.randn(2, 6, 6, 3), s.randn(2, 18)
+g, = s.run("max_tiled_grad", x6, c6, results=1)
+s.close("max_pool2d.tiled_dx", g, tiled_grad(F.max_pool2d, x6, c6))
+# A window of equal values: its cotangent goes to the first element only.
+x6t = x6.copy()
+x6t[0, 0:2, 0:3, 0] = 1.0
+g, = s.run("max_tiled_grad", x6t, c6, results=1)
+s.close("max_pool2d.tiled_ties_dx", g, tiled_grad(F.max_pool2d, x6t, c6))
+g, = s.run("avg_tiled_grad", x6, c6, results=1)
+s.close("avg_pool2d.tiled_dx", g, tiled_grad(F.avg_pool2d, x6, c6))
 s.finish()
