@@ -55,18 +55,7 @@ def initial_arrays(rng):
     trellis.init says, PyTorch's initial running statistics, zero moments,
     unit powers of beta, and one batch of images in [0, 1] with labels."""
     import gen_cnn
-    arrays = []
-    for p in gen_cnn.params + gen_cnn.state:
-        if p.init == "ones":
-            arrays.append(np.ones(p.shape, np.float32))
-        elif p.init == "zeros":
-            arrays.append(np.zeros(p.shape, np.float32))
-        elif p.init == "he_normal":
-            std = np.sqrt(2 / np.prod(p.shape[:-1]))
-            arrays.append((std * rng.standard_normal(p.shape)).astype(np.float32))
-        else:  # glorot_uniform
-            limit = np.sqrt(6 / (p.shape[-2] + p.shape[-1]))
-            arrays.append(rng.uniform(-limit, limit, p.shape).astype(np.float32))
+    arrays = perf.draw_parameters(gen_cnn.params + gen_cnn.state, rng)
     params = arrays[:N_PARAMS]
     moments = [np.zeros_like(a) for a in params + params]
     powers = [np.ones((), np.float32), np.ones((), np.float32)]
@@ -113,17 +102,10 @@ class Twin:
 
     def step(self):
         """One training step; returns the loss before the update."""
-        torch, a = self.torch, self.adam
         loss = self.loss()
-        grads = torch.autograd.grad(loss, self.p)
-        f32 = np.float32
-        self.b1p, self.b2p = self.b1p * f32(a["b1"]), self.b2p * f32(a["b2"])
-        lrt = f32(a["lr"]) * (np.sqrt(f32(1) - self.b2p) / (f32(1) - self.b1p))
-        with torch.no_grad():
-            for p, g, m, v in zip(self.p, grads, self.m, self.v):
-                m.mul_(a["b1"]).add_(g, alpha=a["c1"])
-                v.mul_(a["b2"]).addcmul_(g, g, value=a["c2"])
-                p.addcdiv_(m, v.sqrt().add_(a["eps"]), value=-float(lrt))
+        grads = self.torch.autograd.grad(loss, self.p)
+        self.b1p, self.b2p = perf.ir_adam_step(self.torch, self.p, grads, self.m, self.v,
+                                               self.b1p, self.b2p, self.adam)
         return float(loss)
 
 

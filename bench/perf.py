@@ -126,6 +126,46 @@ ISA_CAPS = {
 ISA_CAP = None  # the entry of ISA_CAPS in force (set by parse_timing_args)
 
 
+def draw_parameters(params, rng):
+    """float32 arrays for `params` (objects with .shape and .init, e.g.
+    examples/modelgen.Param) drawn as their trellis.init says, from the
+    same distributions trellis-train uses (docs/training.md)."""
+    arrays = []
+    for p in params:
+        if p.init == "ones":
+            a = np.ones(p.shape)
+        elif p.init == "zeros":
+            a = np.zeros(p.shape)
+        elif p.init == "he_normal":
+            a = np.sqrt(2 / np.prod(p.shape[:-1])) * rng.standard_normal(p.shape)
+        elif p.init.startswith("normal:"):
+            a = float(p.init[len("normal:"):]) * rng.standard_normal(p.shape)
+        elif p.init == "glorot_uniform":
+            limit = np.sqrt(6 / (p.shape[-2] + p.shape[-1]))
+            a = rng.uniform(-limit, limit, p.shape)
+        else:
+            sys.exit(f"perf.py: unknown trellis.init {p.init!r}")
+        arrays.append(np.asarray(a, np.float32))
+    return arrays
+
+
+def ir_adam_step(torch, params, grads, m, v, b1p, b2p, adam):
+    """A twin's update as modelgen.py's @train_step writes Adam (not
+    torch.optim.Adam's form): ε added to sqrt(v), the bias corrections
+    folded into the step size; `adam` holds the IR's constants
+    (transformer_lm.adam_constants). Updates params, m and v in place;
+    returns the new powers (β1^t, β2^t)."""
+    f32 = np.float32
+    b1p, b2p = b1p * f32(adam["b1"]), b2p * f32(adam["b2"])
+    lrt = f32(adam["lr"]) * (np.sqrt(f32(1) - b2p) / (f32(1) - b1p))
+    with torch.no_grad():
+        for p, g, mi, vi in zip(params, grads, m, v):
+            mi.mul_(adam["b1"]).add_(g, alpha=adam["c1"])
+            vi.mul_(adam["b2"]).addcmul_(g, g, value=adam["c2"])
+            p.addcdiv_(mi, vi.sqrt().add_(adam["eps"]), value=-float(lrt))
+    return b1p, b2p
+
+
 def thread_env(threads):
     env = dict(os.environ)
     if ISA_CAP:

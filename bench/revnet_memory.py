@@ -39,20 +39,7 @@ def initial_arrays(blocks, batch, rng):
     says, the batch-norm state, Adam's zero moments and unit powers of beta,
     and a batch of images in [0, 1] with labels."""
     params = gen_revnet.parameters(blocks)
-    arrays = []
-    for p in params + gen_revnet.STATE:
-        if p.init == "ones":
-            arrays.append(np.ones(p.shape, np.float32))
-        elif p.init == "zeros":
-            arrays.append(np.zeros(p.shape, np.float32))
-        elif p.init == "he_normal":
-            std = np.sqrt(2 / np.prod(p.shape[:-1]))
-            arrays.append((std * rng.standard_normal(p.shape)).astype(np.float32))
-        elif p.init.startswith("normal:"):
-            arrays.append((float(p.init[7:]) * rng.standard_normal(p.shape)).astype(np.float32))
-        else:  # glorot_uniform
-            limit = np.sqrt(6 / (p.shape[-2] + p.shape[-1]))
-            arrays.append(rng.uniform(-limit, limit, p.shape).astype(np.float32))
+    arrays = perf.draw_parameters(params + gen_revnet.STATE, rng)
     arrays += [np.zeros(p.shape, np.float32) for p in params] * 2
     arrays += [np.ones((), np.float32)] * 2
     arrays += [rng.uniform(0, 1, (batch, 28, 28)).astype(np.float32),

@@ -75,17 +75,7 @@ def initial_arrays(s, rng):
     trellis.init says, like trellis-train), Adam's zero moments and unit
     powers of β, and one batch of random token sequences whose labels are
     the next tokens of positions 1..L-1."""
-    params = []
-    for p in gen_model.parameters(s):
-        if p.init == "ones":
-            params.append(np.ones(p.shape, np.float32))
-        elif p.init == "zeros":
-            params.append(np.zeros(p.shape, np.float32))
-        elif p.init.startswith("normal:"):
-            params.append(float(p.init[len("normal:"):]) * rng.standard_normal(p.shape, np.float32))
-        else:  # glorot_uniform
-            limit = math.sqrt(6 / (p.shape[-2] + p.shape[-1]))
-            params.append(rng.uniform(-limit, limit, p.shape).astype(np.float32))
+    params = perf.draw_parameters(gen_model.parameters(s), rng)
     moments = [np.zeros_like(a) for a in params + params]
     powers = [np.ones((), np.float32), np.ones((), np.float32)]
     tokens = rng.integers(0, s.vocab, (s.train_batch, s.seq + 1)).astype(np.int32)
@@ -150,17 +140,10 @@ class Twin:
 
     def step(self):
         """One training step; returns the loss before the update."""
-        torch, a = self.torch, self.adam
         loss = self.loss()
-        grads = torch.autograd.grad(loss, self.p)
-        f32 = np.float32
-        self.b1p, self.b2p = self.b1p * f32(a["b1"]), self.b2p * f32(a["b2"])
-        lrt = f32(a["lr"]) * (np.sqrt(f32(1) - self.b2p) / (f32(1) - self.b1p))
-        with torch.no_grad():
-            for p, g, m, v in zip(self.p, grads, self.m, self.v):
-                m.mul_(a["b1"]).add_(g, alpha=a["c1"])
-                v.mul_(a["b2"]).addcmul_(g, g, value=a["c2"])
-                p.addcdiv_(m, v.sqrt().add_(a["eps"]), value=-float(lrt))
+        grads = self.torch.autograd.grad(loss, self.p)
+        self.b1p, self.b2p = perf.ir_adam_step(self.torch, self.p, grads, self.m, self.v,
+                                               self.b1p, self.b2p, self.adam)
         return float(loss)
 
 
