@@ -10,12 +10,10 @@ only). The time per step is also measured by bench/cnn_step.py.
 usage: torch_cnn.py [EPOCHS] [THREADS]   (default 10 epochs, torch's threads)"""
 
 import sys
-import time
 
-import numpy as np
 import torch
 
-from torch_twin import load
+from torch_twin import fit, load
 
 
 def make_model():
@@ -41,31 +39,7 @@ def main():
     (xtr, ytr), (xte, yte) = load("train"), load("t10k")
     xtr, xte = xtr.unsqueeze(1), xte.unsqueeze(1)
     model = make_model()
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3, betas=(0.9, 0.999), eps=1e-8)
-    loss_fn = torch.nn.CrossEntropyLoss()
-    batch, steps = 100, len(xtr) // 100
-    print(f"threads {torch.get_num_threads()}, {steps} steps of {batch} per epoch")
-    times = []
-    for epoch in range(epochs):
-        order = torch.randperm(len(xtr))
-        model.train()
-        start = time.perf_counter()
-        for k in range(steps):
-            rows = order[k * batch:(k + 1) * batch]
-            opt.zero_grad(set_to_none=True)
-            loss = loss_fn(model(xtr[rows]), ytr[rows])
-            loss.backward()
-            opt.step()
-        times.append(time.perf_counter() - start)
-        model.eval()
-        with torch.no_grad():
-            acc = np.mean([(model(xte[i:i + 1000]).argmax(1) == yte[i:i + 1000]).double().mean().item()
-                           for i in range(0, len(xte), 1000)])
-        print(f"epoch {epoch + 1}: {times[-1]:.2f} s, loss {loss.item():.4f}, "
-              f"test accuracy {100 * acc:.2f} %", flush=True)
-    print(f"median time per epoch {np.median(times):.2f} s; "
-          f"final test accuracy {100 * acc:.2f} %")
-
+    fit(model, xtr, ytr, xte, yte, epochs)
 
 if __name__ == "__main__":
     main()
