@@ -148,6 +148,28 @@ class Fn:
         self.emit(f"{r} = nn.cross_entropy {logits}, {labels} : ({logits.t}, {labels.t}) -> {r.t}")
         return r
 
+    # -- reversible layers ---------------------------------------------------
+    def half_residual(self, acc, ctx, body, hint):
+        """nn.reversible_half_residual: acc' = acc + body(ctx); returns
+        (acc', ctx). `body(u)` emits the residual of the block argument u."""
+        r = self.fresh(hint)
+        self.emit(f"{r}:2 = nn.reversible_half_residual {acc}, {ctx} : {acc.t}, {ctx.t} {{")
+        u = V(self.fresh("u"), ctx.shape)
+        self.emit(f"^bb0({u}: {u.t}):")
+        outer = self.indent
+        self.indent += "  "
+        y = body(u)
+        self.emit(f"nn.yield {y} : {y.t}")
+        self.indent = outer
+        self.emit("}")
+        return V(f"{r}#0", acc.shape), V(f"{r}#1", ctx.shape)
+
+    def swap(self, a, b):
+        """nn.reversible_swap: (a, b) -> (b, a)."""
+        r = self.fresh("swap")
+        self.emit(f"{r}:2 = nn.reversible_swap {a}, {b} : {a.t}, {b.t}")
+        return V(f"{r}#0", b.shape), V(f"{r}#1", a.shape)
+
     # -- tensor plumbing -----------------------------------------------------
     def slice_dim1(self, x, start, size, hint="sl"):
         """x[:, start:start+size, ...]"""

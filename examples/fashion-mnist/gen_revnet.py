@@ -63,24 +63,6 @@ def residual(f, p, name, u):
     return f.conv2d(h, p[f"{name}w2"], p[f"{name}b2"], padding=PAD, hint=f"{name}c2")
 
 
-def half_residual(f, p, name, acc, ctx):
-    """nn.reversible_half_residual: (acc + F(ctx), ctx)."""
-    base = f.fresh(f"h{name}")
-    f.emit(f"{base}:2 = nn.reversible_half_residual {acc}, {ctx} : {acc.t}, {ctx.t} {{")
-    u = V(f.fresh("u"), ctx.shape)
-    f.emit(f"^bb0({u}: {u.t}):")
-    r = residual(f, p, name, u)
-    f.emit(f"  nn.yield {r} : {r.t}")
-    f.emit("}")
-    return V(f"{base}#0", acc.shape), V(f"{base}#1", ctx.shape)
-
-
-def swap(f, a, b):
-    base = f.fresh("sw")
-    f.emit(f"{base}:2 = nn.reversible_swap {a}, {b} : {a.t}, {b.t}")
-    return V(f"{base}#0", b.shape), V(f"{base}#1", a.shape)
-
-
 def make_forward(blocks, plain):
     def forward(f, p, b, s, training):
         no_bias = V(f.fresh("no_bias"), (C,))
@@ -101,8 +83,10 @@ def make_forward(blocks, plain):
             c1, c2 = V(f.fresh("c"), h.shape), V(f.fresh("c"), h.shape)
             f.emit(f"^bb0({c1}: {c1.t}, {c2}: {c2.t}):")
             for k in range(blocks):
-                c1, c2 = swap(f, *half_residual(f, p, f"f{k}", c1, c2))
-                c1, c2 = swap(f, *half_residual(f, p, f"g{k}", c1, c2))
+                for half in "fg":
+                    c1, c2 = f.swap(*f.half_residual(
+                        c1, c2, lambda u, name=f"{half}{k}": residual(f, p, name, u),
+                        f"h{half}{k}_"))
             f.emit(f"  nn.yield {c1}, {c2} : {c1.t}, {c2.t}")
             f.emit("}")
             y1, y2 = V(f"{base}#0", h.shape), V(f"{base}#1", h.shape)

@@ -86,135 +86,135 @@ func.func private @loss(%w0: tensor<3x3x1x16xf32>,
   %pool0_8 = nn.max_pool2d %relu_7 {window = array<i64: 2, 2>} : (tensor<100x28x28x16xf32>) -> tensor<100x14x14x16xf32>
   %rev_9:2 = nn.reversible_serial %pool0_8, %pool0_8 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
   ^bb0(%c_10: tensor<100x14x14x16xf32>, %c_11: tensor<100x14x14x16xf32>):
-  %hf0_12:2 = nn.reversible_half_residual %c_10, %c_11 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+  %hf0__12:2 = nn.reversible_half_residual %c_10, %c_11 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
   ^bb0(%u_13: tensor<100x14x14x16xf32>):
-  %f0c1_14 = nn.conv2d %u_13, %f0w1, %f0b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-  %relu_15 = nn.relu %f0c1_14 : tensor<100x14x14x16xf32>
-  %f0c2_16 = nn.conv2d %relu_15, %f0w2, %f0b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %f0c1_14 = nn.conv2d %u_13, %f0w1, %f0b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %relu_15 = nn.relu %f0c1_14 : tensor<100x14x14x16xf32>
+    %f0c2_16 = nn.conv2d %relu_15, %f0w2, %f0b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
     nn.yield %f0c2_16 : tensor<100x14x14x16xf32>
   }
-  %sw_17:2 = nn.reversible_swap %hf0_12#0, %hf0_12#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hg0_18:2 = nn.reversible_half_residual %sw_17#0, %sw_17#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+  %swap_17:2 = nn.reversible_swap %hf0__12#0, %hf0__12#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+  %hg0__18:2 = nn.reversible_half_residual %swap_17#0, %swap_17#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
   ^bb0(%u_19: tensor<100x14x14x16xf32>):
-  %g0c1_20 = nn.conv2d %u_19, %g0w1, %g0b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-  %relu_21 = nn.relu %g0c1_20 : tensor<100x14x14x16xf32>
-  %g0c2_22 = nn.conv2d %relu_21, %g0w2, %g0b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %g0c1_20 = nn.conv2d %u_19, %g0w1, %g0b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %relu_21 = nn.relu %g0c1_20 : tensor<100x14x14x16xf32>
+    %g0c2_22 = nn.conv2d %relu_21, %g0w2, %g0b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
     nn.yield %g0c2_22 : tensor<100x14x14x16xf32>
   }
-  %sw_23:2 = nn.reversible_swap %hg0_18#0, %hg0_18#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hf1_24:2 = nn.reversible_half_residual %sw_23#0, %sw_23#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+  %swap_23:2 = nn.reversible_swap %hg0__18#0, %hg0__18#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+  %hf1__24:2 = nn.reversible_half_residual %swap_23#0, %swap_23#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
   ^bb0(%u_25: tensor<100x14x14x16xf32>):
-  %f1c1_26 = nn.conv2d %u_25, %f1w1, %f1b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-  %relu_27 = nn.relu %f1c1_26 : tensor<100x14x14x16xf32>
-  %f1c2_28 = nn.conv2d %relu_27, %f1w2, %f1b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %f1c1_26 = nn.conv2d %u_25, %f1w1, %f1b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %relu_27 = nn.relu %f1c1_26 : tensor<100x14x14x16xf32>
+    %f1c2_28 = nn.conv2d %relu_27, %f1w2, %f1b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
     nn.yield %f1c2_28 : tensor<100x14x14x16xf32>
   }
-  %sw_29:2 = nn.reversible_swap %hf1_24#0, %hf1_24#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hg1_30:2 = nn.reversible_half_residual %sw_29#0, %sw_29#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+  %swap_29:2 = nn.reversible_swap %hf1__24#0, %hf1__24#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+  %hg1__30:2 = nn.reversible_half_residual %swap_29#0, %swap_29#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
   ^bb0(%u_31: tensor<100x14x14x16xf32>):
-  %g1c1_32 = nn.conv2d %u_31, %g1w1, %g1b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-  %relu_33 = nn.relu %g1c1_32 : tensor<100x14x14x16xf32>
-  %g1c2_34 = nn.conv2d %relu_33, %g1w2, %g1b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %g1c1_32 = nn.conv2d %u_31, %g1w1, %g1b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %relu_33 = nn.relu %g1c1_32 : tensor<100x14x14x16xf32>
+    %g1c2_34 = nn.conv2d %relu_33, %g1w2, %g1b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
     nn.yield %g1c2_34 : tensor<100x14x14x16xf32>
   }
-  %sw_35:2 = nn.reversible_swap %hg1_30#0, %hg1_30#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hf2_36:2 = nn.reversible_half_residual %sw_35#0, %sw_35#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+  %swap_35:2 = nn.reversible_swap %hg1__30#0, %hg1__30#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+  %hf2__36:2 = nn.reversible_half_residual %swap_35#0, %swap_35#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
   ^bb0(%u_37: tensor<100x14x14x16xf32>):
-  %f2c1_38 = nn.conv2d %u_37, %f2w1, %f2b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-  %relu_39 = nn.relu %f2c1_38 : tensor<100x14x14x16xf32>
-  %f2c2_40 = nn.conv2d %relu_39, %f2w2, %f2b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %f2c1_38 = nn.conv2d %u_37, %f2w1, %f2b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %relu_39 = nn.relu %f2c1_38 : tensor<100x14x14x16xf32>
+    %f2c2_40 = nn.conv2d %relu_39, %f2w2, %f2b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
     nn.yield %f2c2_40 : tensor<100x14x14x16xf32>
   }
-  %sw_41:2 = nn.reversible_swap %hf2_36#0, %hf2_36#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hg2_42:2 = nn.reversible_half_residual %sw_41#0, %sw_41#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+  %swap_41:2 = nn.reversible_swap %hf2__36#0, %hf2__36#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+  %hg2__42:2 = nn.reversible_half_residual %swap_41#0, %swap_41#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
   ^bb0(%u_43: tensor<100x14x14x16xf32>):
-  %g2c1_44 = nn.conv2d %u_43, %g2w1, %g2b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-  %relu_45 = nn.relu %g2c1_44 : tensor<100x14x14x16xf32>
-  %g2c2_46 = nn.conv2d %relu_45, %g2w2, %g2b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %g2c1_44 = nn.conv2d %u_43, %g2w1, %g2b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %relu_45 = nn.relu %g2c1_44 : tensor<100x14x14x16xf32>
+    %g2c2_46 = nn.conv2d %relu_45, %g2w2, %g2b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
     nn.yield %g2c2_46 : tensor<100x14x14x16xf32>
   }
-  %sw_47:2 = nn.reversible_swap %hg2_42#0, %hg2_42#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hf3_48:2 = nn.reversible_half_residual %sw_47#0, %sw_47#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+  %swap_47:2 = nn.reversible_swap %hg2__42#0, %hg2__42#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+  %hf3__48:2 = nn.reversible_half_residual %swap_47#0, %swap_47#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
   ^bb0(%u_49: tensor<100x14x14x16xf32>):
-  %f3c1_50 = nn.conv2d %u_49, %f3w1, %f3b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-  %relu_51 = nn.relu %f3c1_50 : tensor<100x14x14x16xf32>
-  %f3c2_52 = nn.conv2d %relu_51, %f3w2, %f3b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %f3c1_50 = nn.conv2d %u_49, %f3w1, %f3b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %relu_51 = nn.relu %f3c1_50 : tensor<100x14x14x16xf32>
+    %f3c2_52 = nn.conv2d %relu_51, %f3w2, %f3b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
     nn.yield %f3c2_52 : tensor<100x14x14x16xf32>
   }
-  %sw_53:2 = nn.reversible_swap %hf3_48#0, %hf3_48#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hg3_54:2 = nn.reversible_half_residual %sw_53#0, %sw_53#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+  %swap_53:2 = nn.reversible_swap %hf3__48#0, %hf3__48#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+  %hg3__54:2 = nn.reversible_half_residual %swap_53#0, %swap_53#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
   ^bb0(%u_55: tensor<100x14x14x16xf32>):
-  %g3c1_56 = nn.conv2d %u_55, %g3w1, %g3b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-  %relu_57 = nn.relu %g3c1_56 : tensor<100x14x14x16xf32>
-  %g3c2_58 = nn.conv2d %relu_57, %g3w2, %g3b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %g3c1_56 = nn.conv2d %u_55, %g3w1, %g3b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %relu_57 = nn.relu %g3c1_56 : tensor<100x14x14x16xf32>
+    %g3c2_58 = nn.conv2d %relu_57, %g3w2, %g3b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
     nn.yield %g3c2_58 : tensor<100x14x14x16xf32>
   }
-  %sw_59:2 = nn.reversible_swap %hg3_54#0, %hg3_54#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hf4_60:2 = nn.reversible_half_residual %sw_59#0, %sw_59#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+  %swap_59:2 = nn.reversible_swap %hg3__54#0, %hg3__54#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+  %hf4__60:2 = nn.reversible_half_residual %swap_59#0, %swap_59#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
   ^bb0(%u_61: tensor<100x14x14x16xf32>):
-  %f4c1_62 = nn.conv2d %u_61, %f4w1, %f4b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-  %relu_63 = nn.relu %f4c1_62 : tensor<100x14x14x16xf32>
-  %f4c2_64 = nn.conv2d %relu_63, %f4w2, %f4b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %f4c1_62 = nn.conv2d %u_61, %f4w1, %f4b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %relu_63 = nn.relu %f4c1_62 : tensor<100x14x14x16xf32>
+    %f4c2_64 = nn.conv2d %relu_63, %f4w2, %f4b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
     nn.yield %f4c2_64 : tensor<100x14x14x16xf32>
   }
-  %sw_65:2 = nn.reversible_swap %hf4_60#0, %hf4_60#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hg4_66:2 = nn.reversible_half_residual %sw_65#0, %sw_65#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+  %swap_65:2 = nn.reversible_swap %hf4__60#0, %hf4__60#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+  %hg4__66:2 = nn.reversible_half_residual %swap_65#0, %swap_65#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
   ^bb0(%u_67: tensor<100x14x14x16xf32>):
-  %g4c1_68 = nn.conv2d %u_67, %g4w1, %g4b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-  %relu_69 = nn.relu %g4c1_68 : tensor<100x14x14x16xf32>
-  %g4c2_70 = nn.conv2d %relu_69, %g4w2, %g4b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %g4c1_68 = nn.conv2d %u_67, %g4w1, %g4b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %relu_69 = nn.relu %g4c1_68 : tensor<100x14x14x16xf32>
+    %g4c2_70 = nn.conv2d %relu_69, %g4w2, %g4b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
     nn.yield %g4c2_70 : tensor<100x14x14x16xf32>
   }
-  %sw_71:2 = nn.reversible_swap %hg4_66#0, %hg4_66#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hf5_72:2 = nn.reversible_half_residual %sw_71#0, %sw_71#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+  %swap_71:2 = nn.reversible_swap %hg4__66#0, %hg4__66#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+  %hf5__72:2 = nn.reversible_half_residual %swap_71#0, %swap_71#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
   ^bb0(%u_73: tensor<100x14x14x16xf32>):
-  %f5c1_74 = nn.conv2d %u_73, %f5w1, %f5b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-  %relu_75 = nn.relu %f5c1_74 : tensor<100x14x14x16xf32>
-  %f5c2_76 = nn.conv2d %relu_75, %f5w2, %f5b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %f5c1_74 = nn.conv2d %u_73, %f5w1, %f5b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %relu_75 = nn.relu %f5c1_74 : tensor<100x14x14x16xf32>
+    %f5c2_76 = nn.conv2d %relu_75, %f5w2, %f5b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
     nn.yield %f5c2_76 : tensor<100x14x14x16xf32>
   }
-  %sw_77:2 = nn.reversible_swap %hf5_72#0, %hf5_72#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hg5_78:2 = nn.reversible_half_residual %sw_77#0, %sw_77#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+  %swap_77:2 = nn.reversible_swap %hf5__72#0, %hf5__72#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+  %hg5__78:2 = nn.reversible_half_residual %swap_77#0, %swap_77#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
   ^bb0(%u_79: tensor<100x14x14x16xf32>):
-  %g5c1_80 = nn.conv2d %u_79, %g5w1, %g5b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-  %relu_81 = nn.relu %g5c1_80 : tensor<100x14x14x16xf32>
-  %g5c2_82 = nn.conv2d %relu_81, %g5w2, %g5b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %g5c1_80 = nn.conv2d %u_79, %g5w1, %g5b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %relu_81 = nn.relu %g5c1_80 : tensor<100x14x14x16xf32>
+    %g5c2_82 = nn.conv2d %relu_81, %g5w2, %g5b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
     nn.yield %g5c2_82 : tensor<100x14x14x16xf32>
   }
-  %sw_83:2 = nn.reversible_swap %hg5_78#0, %hg5_78#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hf6_84:2 = nn.reversible_half_residual %sw_83#0, %sw_83#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+  %swap_83:2 = nn.reversible_swap %hg5__78#0, %hg5__78#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+  %hf6__84:2 = nn.reversible_half_residual %swap_83#0, %swap_83#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
   ^bb0(%u_85: tensor<100x14x14x16xf32>):
-  %f6c1_86 = nn.conv2d %u_85, %f6w1, %f6b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-  %relu_87 = nn.relu %f6c1_86 : tensor<100x14x14x16xf32>
-  %f6c2_88 = nn.conv2d %relu_87, %f6w2, %f6b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %f6c1_86 = nn.conv2d %u_85, %f6w1, %f6b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %relu_87 = nn.relu %f6c1_86 : tensor<100x14x14x16xf32>
+    %f6c2_88 = nn.conv2d %relu_87, %f6w2, %f6b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
     nn.yield %f6c2_88 : tensor<100x14x14x16xf32>
   }
-  %sw_89:2 = nn.reversible_swap %hf6_84#0, %hf6_84#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hg6_90:2 = nn.reversible_half_residual %sw_89#0, %sw_89#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+  %swap_89:2 = nn.reversible_swap %hf6__84#0, %hf6__84#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+  %hg6__90:2 = nn.reversible_half_residual %swap_89#0, %swap_89#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
   ^bb0(%u_91: tensor<100x14x14x16xf32>):
-  %g6c1_92 = nn.conv2d %u_91, %g6w1, %g6b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-  %relu_93 = nn.relu %g6c1_92 : tensor<100x14x14x16xf32>
-  %g6c2_94 = nn.conv2d %relu_93, %g6w2, %g6b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %g6c1_92 = nn.conv2d %u_91, %g6w1, %g6b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %relu_93 = nn.relu %g6c1_92 : tensor<100x14x14x16xf32>
+    %g6c2_94 = nn.conv2d %relu_93, %g6w2, %g6b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
     nn.yield %g6c2_94 : tensor<100x14x14x16xf32>
   }
-  %sw_95:2 = nn.reversible_swap %hg6_90#0, %hg6_90#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hf7_96:2 = nn.reversible_half_residual %sw_95#0, %sw_95#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+  %swap_95:2 = nn.reversible_swap %hg6__90#0, %hg6__90#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+  %hf7__96:2 = nn.reversible_half_residual %swap_95#0, %swap_95#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
   ^bb0(%u_97: tensor<100x14x14x16xf32>):
-  %f7c1_98 = nn.conv2d %u_97, %f7w1, %f7b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-  %relu_99 = nn.relu %f7c1_98 : tensor<100x14x14x16xf32>
-  %f7c2_100 = nn.conv2d %relu_99, %f7w2, %f7b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %f7c1_98 = nn.conv2d %u_97, %f7w1, %f7b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %relu_99 = nn.relu %f7c1_98 : tensor<100x14x14x16xf32>
+    %f7c2_100 = nn.conv2d %relu_99, %f7w2, %f7b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
     nn.yield %f7c2_100 : tensor<100x14x14x16xf32>
   }
-  %sw_101:2 = nn.reversible_swap %hf7_96#0, %hf7_96#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hg7_102:2 = nn.reversible_half_residual %sw_101#0, %sw_101#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+  %swap_101:2 = nn.reversible_swap %hf7__96#0, %hf7__96#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+  %hg7__102:2 = nn.reversible_half_residual %swap_101#0, %swap_101#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
   ^bb0(%u_103: tensor<100x14x14x16xf32>):
-  %g7c1_104 = nn.conv2d %u_103, %g7w1, %g7b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-  %relu_105 = nn.relu %g7c1_104 : tensor<100x14x14x16xf32>
-  %g7c2_106 = nn.conv2d %relu_105, %g7w2, %g7b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %g7c1_104 = nn.conv2d %u_103, %g7w1, %g7b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+    %relu_105 = nn.relu %g7c1_104 : tensor<100x14x14x16xf32>
+    %g7c2_106 = nn.conv2d %relu_105, %g7w2, %g7b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
     nn.yield %g7c2_106 : tensor<100x14x14x16xf32>
   }
-  %sw_107:2 = nn.reversible_swap %hg7_102#0, %hg7_102#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-    nn.yield %sw_107#0, %sw_107#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+  %swap_107:2 = nn.reversible_swap %hg7__102#0, %hg7__102#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+    nn.yield %swap_107#0, %swap_107#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
   }
   %add_108 = arith.addf %rev_9#0, %rev_9#1 : tensor<100x14x14x16xf32>
   %relu_109 = nn.relu %add_108 : tensor<100x14x14x16xf32>
@@ -1935,135 +1935,135 @@ func.func @eval(%w0: tensor<3x3x1x16xf32>,
   %pool0_8 = nn.max_pool2d %relu_7 {window = array<i64: 2, 2>} : (tensor<1000x28x28x16xf32>) -> tensor<1000x14x14x16xf32>
   %rev_9:2 = nn.reversible_serial %pool0_8, %pool0_8 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
   ^bb0(%c_10: tensor<1000x14x14x16xf32>, %c_11: tensor<1000x14x14x16xf32>):
-  %hf0_12:2 = nn.reversible_half_residual %c_10, %c_11 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+  %hf0__12:2 = nn.reversible_half_residual %c_10, %c_11 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
   ^bb0(%u_13: tensor<1000x14x14x16xf32>):
-  %f0c1_14 = nn.conv2d %u_13, %f0w1, %f0b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-  %relu_15 = nn.relu %f0c1_14 : tensor<1000x14x14x16xf32>
-  %f0c2_16 = nn.conv2d %relu_15, %f0w2, %f0b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %f0c1_14 = nn.conv2d %u_13, %f0w1, %f0b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %relu_15 = nn.relu %f0c1_14 : tensor<1000x14x14x16xf32>
+    %f0c2_16 = nn.conv2d %relu_15, %f0w2, %f0b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
     nn.yield %f0c2_16 : tensor<1000x14x14x16xf32>
   }
-  %sw_17:2 = nn.reversible_swap %hf0_12#0, %hf0_12#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hg0_18:2 = nn.reversible_half_residual %sw_17#0, %sw_17#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+  %swap_17:2 = nn.reversible_swap %hf0__12#0, %hf0__12#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+  %hg0__18:2 = nn.reversible_half_residual %swap_17#0, %swap_17#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
   ^bb0(%u_19: tensor<1000x14x14x16xf32>):
-  %g0c1_20 = nn.conv2d %u_19, %g0w1, %g0b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-  %relu_21 = nn.relu %g0c1_20 : tensor<1000x14x14x16xf32>
-  %g0c2_22 = nn.conv2d %relu_21, %g0w2, %g0b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %g0c1_20 = nn.conv2d %u_19, %g0w1, %g0b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %relu_21 = nn.relu %g0c1_20 : tensor<1000x14x14x16xf32>
+    %g0c2_22 = nn.conv2d %relu_21, %g0w2, %g0b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
     nn.yield %g0c2_22 : tensor<1000x14x14x16xf32>
   }
-  %sw_23:2 = nn.reversible_swap %hg0_18#0, %hg0_18#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hf1_24:2 = nn.reversible_half_residual %sw_23#0, %sw_23#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+  %swap_23:2 = nn.reversible_swap %hg0__18#0, %hg0__18#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+  %hf1__24:2 = nn.reversible_half_residual %swap_23#0, %swap_23#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
   ^bb0(%u_25: tensor<1000x14x14x16xf32>):
-  %f1c1_26 = nn.conv2d %u_25, %f1w1, %f1b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-  %relu_27 = nn.relu %f1c1_26 : tensor<1000x14x14x16xf32>
-  %f1c2_28 = nn.conv2d %relu_27, %f1w2, %f1b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %f1c1_26 = nn.conv2d %u_25, %f1w1, %f1b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %relu_27 = nn.relu %f1c1_26 : tensor<1000x14x14x16xf32>
+    %f1c2_28 = nn.conv2d %relu_27, %f1w2, %f1b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
     nn.yield %f1c2_28 : tensor<1000x14x14x16xf32>
   }
-  %sw_29:2 = nn.reversible_swap %hf1_24#0, %hf1_24#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hg1_30:2 = nn.reversible_half_residual %sw_29#0, %sw_29#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+  %swap_29:2 = nn.reversible_swap %hf1__24#0, %hf1__24#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+  %hg1__30:2 = nn.reversible_half_residual %swap_29#0, %swap_29#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
   ^bb0(%u_31: tensor<1000x14x14x16xf32>):
-  %g1c1_32 = nn.conv2d %u_31, %g1w1, %g1b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-  %relu_33 = nn.relu %g1c1_32 : tensor<1000x14x14x16xf32>
-  %g1c2_34 = nn.conv2d %relu_33, %g1w2, %g1b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %g1c1_32 = nn.conv2d %u_31, %g1w1, %g1b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %relu_33 = nn.relu %g1c1_32 : tensor<1000x14x14x16xf32>
+    %g1c2_34 = nn.conv2d %relu_33, %g1w2, %g1b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
     nn.yield %g1c2_34 : tensor<1000x14x14x16xf32>
   }
-  %sw_35:2 = nn.reversible_swap %hg1_30#0, %hg1_30#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hf2_36:2 = nn.reversible_half_residual %sw_35#0, %sw_35#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+  %swap_35:2 = nn.reversible_swap %hg1__30#0, %hg1__30#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+  %hf2__36:2 = nn.reversible_half_residual %swap_35#0, %swap_35#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
   ^bb0(%u_37: tensor<1000x14x14x16xf32>):
-  %f2c1_38 = nn.conv2d %u_37, %f2w1, %f2b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-  %relu_39 = nn.relu %f2c1_38 : tensor<1000x14x14x16xf32>
-  %f2c2_40 = nn.conv2d %relu_39, %f2w2, %f2b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %f2c1_38 = nn.conv2d %u_37, %f2w1, %f2b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %relu_39 = nn.relu %f2c1_38 : tensor<1000x14x14x16xf32>
+    %f2c2_40 = nn.conv2d %relu_39, %f2w2, %f2b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
     nn.yield %f2c2_40 : tensor<1000x14x14x16xf32>
   }
-  %sw_41:2 = nn.reversible_swap %hf2_36#0, %hf2_36#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hg2_42:2 = nn.reversible_half_residual %sw_41#0, %sw_41#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+  %swap_41:2 = nn.reversible_swap %hf2__36#0, %hf2__36#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+  %hg2__42:2 = nn.reversible_half_residual %swap_41#0, %swap_41#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
   ^bb0(%u_43: tensor<1000x14x14x16xf32>):
-  %g2c1_44 = nn.conv2d %u_43, %g2w1, %g2b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-  %relu_45 = nn.relu %g2c1_44 : tensor<1000x14x14x16xf32>
-  %g2c2_46 = nn.conv2d %relu_45, %g2w2, %g2b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %g2c1_44 = nn.conv2d %u_43, %g2w1, %g2b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %relu_45 = nn.relu %g2c1_44 : tensor<1000x14x14x16xf32>
+    %g2c2_46 = nn.conv2d %relu_45, %g2w2, %g2b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
     nn.yield %g2c2_46 : tensor<1000x14x14x16xf32>
   }
-  %sw_47:2 = nn.reversible_swap %hg2_42#0, %hg2_42#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hf3_48:2 = nn.reversible_half_residual %sw_47#0, %sw_47#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+  %swap_47:2 = nn.reversible_swap %hg2__42#0, %hg2__42#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+  %hf3__48:2 = nn.reversible_half_residual %swap_47#0, %swap_47#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
   ^bb0(%u_49: tensor<1000x14x14x16xf32>):
-  %f3c1_50 = nn.conv2d %u_49, %f3w1, %f3b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-  %relu_51 = nn.relu %f3c1_50 : tensor<1000x14x14x16xf32>
-  %f3c2_52 = nn.conv2d %relu_51, %f3w2, %f3b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %f3c1_50 = nn.conv2d %u_49, %f3w1, %f3b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %relu_51 = nn.relu %f3c1_50 : tensor<1000x14x14x16xf32>
+    %f3c2_52 = nn.conv2d %relu_51, %f3w2, %f3b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
     nn.yield %f3c2_52 : tensor<1000x14x14x16xf32>
   }
-  %sw_53:2 = nn.reversible_swap %hf3_48#0, %hf3_48#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hg3_54:2 = nn.reversible_half_residual %sw_53#0, %sw_53#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+  %swap_53:2 = nn.reversible_swap %hf3__48#0, %hf3__48#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+  %hg3__54:2 = nn.reversible_half_residual %swap_53#0, %swap_53#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
   ^bb0(%u_55: tensor<1000x14x14x16xf32>):
-  %g3c1_56 = nn.conv2d %u_55, %g3w1, %g3b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-  %relu_57 = nn.relu %g3c1_56 : tensor<1000x14x14x16xf32>
-  %g3c2_58 = nn.conv2d %relu_57, %g3w2, %g3b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %g3c1_56 = nn.conv2d %u_55, %g3w1, %g3b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %relu_57 = nn.relu %g3c1_56 : tensor<1000x14x14x16xf32>
+    %g3c2_58 = nn.conv2d %relu_57, %g3w2, %g3b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
     nn.yield %g3c2_58 : tensor<1000x14x14x16xf32>
   }
-  %sw_59:2 = nn.reversible_swap %hg3_54#0, %hg3_54#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hf4_60:2 = nn.reversible_half_residual %sw_59#0, %sw_59#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+  %swap_59:2 = nn.reversible_swap %hg3__54#0, %hg3__54#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+  %hf4__60:2 = nn.reversible_half_residual %swap_59#0, %swap_59#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
   ^bb0(%u_61: tensor<1000x14x14x16xf32>):
-  %f4c1_62 = nn.conv2d %u_61, %f4w1, %f4b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-  %relu_63 = nn.relu %f4c1_62 : tensor<1000x14x14x16xf32>
-  %f4c2_64 = nn.conv2d %relu_63, %f4w2, %f4b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %f4c1_62 = nn.conv2d %u_61, %f4w1, %f4b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %relu_63 = nn.relu %f4c1_62 : tensor<1000x14x14x16xf32>
+    %f4c2_64 = nn.conv2d %relu_63, %f4w2, %f4b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
     nn.yield %f4c2_64 : tensor<1000x14x14x16xf32>
   }
-  %sw_65:2 = nn.reversible_swap %hf4_60#0, %hf4_60#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hg4_66:2 = nn.reversible_half_residual %sw_65#0, %sw_65#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+  %swap_65:2 = nn.reversible_swap %hf4__60#0, %hf4__60#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+  %hg4__66:2 = nn.reversible_half_residual %swap_65#0, %swap_65#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
   ^bb0(%u_67: tensor<1000x14x14x16xf32>):
-  %g4c1_68 = nn.conv2d %u_67, %g4w1, %g4b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-  %relu_69 = nn.relu %g4c1_68 : tensor<1000x14x14x16xf32>
-  %g4c2_70 = nn.conv2d %relu_69, %g4w2, %g4b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %g4c1_68 = nn.conv2d %u_67, %g4w1, %g4b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %relu_69 = nn.relu %g4c1_68 : tensor<1000x14x14x16xf32>
+    %g4c2_70 = nn.conv2d %relu_69, %g4w2, %g4b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
     nn.yield %g4c2_70 : tensor<1000x14x14x16xf32>
   }
-  %sw_71:2 = nn.reversible_swap %hg4_66#0, %hg4_66#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hf5_72:2 = nn.reversible_half_residual %sw_71#0, %sw_71#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+  %swap_71:2 = nn.reversible_swap %hg4__66#0, %hg4__66#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+  %hf5__72:2 = nn.reversible_half_residual %swap_71#0, %swap_71#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
   ^bb0(%u_73: tensor<1000x14x14x16xf32>):
-  %f5c1_74 = nn.conv2d %u_73, %f5w1, %f5b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-  %relu_75 = nn.relu %f5c1_74 : tensor<1000x14x14x16xf32>
-  %f5c2_76 = nn.conv2d %relu_75, %f5w2, %f5b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %f5c1_74 = nn.conv2d %u_73, %f5w1, %f5b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %relu_75 = nn.relu %f5c1_74 : tensor<1000x14x14x16xf32>
+    %f5c2_76 = nn.conv2d %relu_75, %f5w2, %f5b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
     nn.yield %f5c2_76 : tensor<1000x14x14x16xf32>
   }
-  %sw_77:2 = nn.reversible_swap %hf5_72#0, %hf5_72#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hg5_78:2 = nn.reversible_half_residual %sw_77#0, %sw_77#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+  %swap_77:2 = nn.reversible_swap %hf5__72#0, %hf5__72#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+  %hg5__78:2 = nn.reversible_half_residual %swap_77#0, %swap_77#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
   ^bb0(%u_79: tensor<1000x14x14x16xf32>):
-  %g5c1_80 = nn.conv2d %u_79, %g5w1, %g5b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-  %relu_81 = nn.relu %g5c1_80 : tensor<1000x14x14x16xf32>
-  %g5c2_82 = nn.conv2d %relu_81, %g5w2, %g5b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %g5c1_80 = nn.conv2d %u_79, %g5w1, %g5b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %relu_81 = nn.relu %g5c1_80 : tensor<1000x14x14x16xf32>
+    %g5c2_82 = nn.conv2d %relu_81, %g5w2, %g5b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
     nn.yield %g5c2_82 : tensor<1000x14x14x16xf32>
   }
-  %sw_83:2 = nn.reversible_swap %hg5_78#0, %hg5_78#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hf6_84:2 = nn.reversible_half_residual %sw_83#0, %sw_83#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+  %swap_83:2 = nn.reversible_swap %hg5__78#0, %hg5__78#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+  %hf6__84:2 = nn.reversible_half_residual %swap_83#0, %swap_83#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
   ^bb0(%u_85: tensor<1000x14x14x16xf32>):
-  %f6c1_86 = nn.conv2d %u_85, %f6w1, %f6b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-  %relu_87 = nn.relu %f6c1_86 : tensor<1000x14x14x16xf32>
-  %f6c2_88 = nn.conv2d %relu_87, %f6w2, %f6b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %f6c1_86 = nn.conv2d %u_85, %f6w1, %f6b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %relu_87 = nn.relu %f6c1_86 : tensor<1000x14x14x16xf32>
+    %f6c2_88 = nn.conv2d %relu_87, %f6w2, %f6b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
     nn.yield %f6c2_88 : tensor<1000x14x14x16xf32>
   }
-  %sw_89:2 = nn.reversible_swap %hf6_84#0, %hf6_84#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hg6_90:2 = nn.reversible_half_residual %sw_89#0, %sw_89#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+  %swap_89:2 = nn.reversible_swap %hf6__84#0, %hf6__84#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+  %hg6__90:2 = nn.reversible_half_residual %swap_89#0, %swap_89#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
   ^bb0(%u_91: tensor<1000x14x14x16xf32>):
-  %g6c1_92 = nn.conv2d %u_91, %g6w1, %g6b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-  %relu_93 = nn.relu %g6c1_92 : tensor<1000x14x14x16xf32>
-  %g6c2_94 = nn.conv2d %relu_93, %g6w2, %g6b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %g6c1_92 = nn.conv2d %u_91, %g6w1, %g6b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %relu_93 = nn.relu %g6c1_92 : tensor<1000x14x14x16xf32>
+    %g6c2_94 = nn.conv2d %relu_93, %g6w2, %g6b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
     nn.yield %g6c2_94 : tensor<1000x14x14x16xf32>
   }
-  %sw_95:2 = nn.reversible_swap %hg6_90#0, %hg6_90#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hf7_96:2 = nn.reversible_half_residual %sw_95#0, %sw_95#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+  %swap_95:2 = nn.reversible_swap %hg6__90#0, %hg6__90#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+  %hf7__96:2 = nn.reversible_half_residual %swap_95#0, %swap_95#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
   ^bb0(%u_97: tensor<1000x14x14x16xf32>):
-  %f7c1_98 = nn.conv2d %u_97, %f7w1, %f7b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-  %relu_99 = nn.relu %f7c1_98 : tensor<1000x14x14x16xf32>
-  %f7c2_100 = nn.conv2d %relu_99, %f7w2, %f7b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %f7c1_98 = nn.conv2d %u_97, %f7w1, %f7b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %relu_99 = nn.relu %f7c1_98 : tensor<1000x14x14x16xf32>
+    %f7c2_100 = nn.conv2d %relu_99, %f7w2, %f7b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
     nn.yield %f7c2_100 : tensor<1000x14x14x16xf32>
   }
-  %sw_101:2 = nn.reversible_swap %hf7_96#0, %hf7_96#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hg7_102:2 = nn.reversible_half_residual %sw_101#0, %sw_101#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+  %swap_101:2 = nn.reversible_swap %hf7__96#0, %hf7__96#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+  %hg7__102:2 = nn.reversible_half_residual %swap_101#0, %swap_101#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
   ^bb0(%u_103: tensor<1000x14x14x16xf32>):
-  %g7c1_104 = nn.conv2d %u_103, %g7w1, %g7b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-  %relu_105 = nn.relu %g7c1_104 : tensor<1000x14x14x16xf32>
-  %g7c2_106 = nn.conv2d %relu_105, %g7w2, %g7b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %g7c1_104 = nn.conv2d %u_103, %g7w1, %g7b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+    %relu_105 = nn.relu %g7c1_104 : tensor<1000x14x14x16xf32>
+    %g7c2_106 = nn.conv2d %relu_105, %g7w2, %g7b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
     nn.yield %g7c2_106 : tensor<1000x14x14x16xf32>
   }
-  %sw_107:2 = nn.reversible_swap %hg7_102#0, %hg7_102#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-    nn.yield %sw_107#0, %sw_107#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+  %swap_107:2 = nn.reversible_swap %hg7__102#0, %hg7__102#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+    nn.yield %swap_107#0, %swap_107#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
   }
   %add_108 = arith.addf %rev_9#0, %rev_9#1 : tensor<1000x14x14x16xf32>
   %relu_109 = nn.relu %add_108 : tensor<1000x14x14x16xf32>

@@ -42,28 +42,6 @@ params += [Param("lnfs", (D,), "ones"), Param("lnfo", (D,), "zeros"),
 batch = [Batch("x", (L,), "i32"), Batch("pos_ids", (L,), "i32"), Batch("y", (N,), "i32")]
 
 
-def half_residual(f, acc, ctx, body, hint):
-    """acc' = acc + body(ctx); returns (acc', ctx)."""
-    r = f.fresh(hint)
-    t = acc.t
-    f.emit(f"{r}:2 = nn.reversible_half_residual {acc}, {ctx} : {t}, {t} {{")
-    u = Val(f.fresh("u"), ctx.shape)
-    f.emit(f"^bb0({u}: {t}):")
-    outer = f.indent
-    f.indent += "  "
-    y = body(u)
-    f.emit(f"nn.yield {y} : {t}")
-    f.indent = outer
-    f.emit("}")
-    return Val(f"{r}#0", acc.shape), Val(f"{r}#1", acc.shape)
-
-
-def swap(f, a, b):
-    r = f.fresh("swap")
-    f.emit(f"{r}:2 = nn.reversible_swap {a}, {b} : {a.t}, {b.t}")
-    return Val(f"{r}#0", a.shape), Val(f"{r}#1", a.shape)
-
-
 def forward(f, p, b):
     h = f.add(f.embedding(b["x"], p["tok"], "tok_emb"),
               f.embedding(b["pos_ids"], p["pos"], "pos_emb"), "h")
@@ -86,8 +64,8 @@ def forward(f, p, b):
             g = f.gelu(f.dense(n, p[f"f{i}_w1"], p[f"f{i}_b1"], f"f{i}_h"))
             return f.dense(g, p[f"f{i}_w2"], p[f"f{i}_b2"], f"f{i}_out")
 
-        c1, c2 = swap(f, *half_residual(f, c1, c2, attention, f"attn{i}_"))
-        c1, c2 = swap(f, *half_residual(f, c1, c2, feed_forward, f"ff{i}_"))
+        c1, c2 = f.swap(*f.half_residual(c1, c2, attention, f"attn{i}_"))
+        c1, c2 = f.swap(*f.half_residual(c1, c2, feed_forward, f"ff{i}_"))
     f.emit(f"nn.yield {c1}, {c2} : {t}, {t}")
     f.indent = outer
     f.emit("}")
