@@ -39,7 +39,7 @@ def initial_arrays(blocks, batch, rng):
     says, the batch-norm state, Adam's zero moments and unit powers of beta,
     and a batch of images in [0, 1] with labels."""
     params = gen_revnet.parameters(blocks)
-    arrays = perf.draw_parameters(params + gen_revnet.STATE, rng)
+    arrays = perf.draw_parameters(params + gen_revnet.state(blocks), rng)
     arrays += [np.zeros(p.shape, np.float32) for p in params] * 2
     arrays += [np.ones((), np.float32)] * 2
     arrays += [rng.uniform(0, 1, (batch, 28, 28)).astype(np.float32),
@@ -74,7 +74,7 @@ def compare(rev, plain, blocks):
     loss is @train_step's last result, the gradients are the first Adam
     moments, which follow the parameters and the state."""
     n = len(gen_revnet.parameters(blocks))
-    first = n + len(gen_revnet.STATE)
+    first = n + len(gen_revnet.state(blocks))
     loss = abs(float(rev[-1]) - float(plain[-1])) / abs(float(plain[-1]))
     num = sum(float(np.sum((r.astype(np.float64) - q) ** 2))
               for r, q in zip(rev[first:first + n], plain[first:first + n]))

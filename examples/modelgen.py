@@ -151,18 +151,29 @@ class Fn:
     # -- reversible layers ---------------------------------------------------
     def half_residual(self, acc, ctx, body, hint):
         """nn.reversible_half_residual: acc' = acc + body(ctx); returns
-        (acc', ctx). `body(u)` emits the residual of the block argument u."""
+        (acc', ctx). `body(u)` emits the residual of the block argument u;
+        a body with layer state (batch norm's running statistics) returns
+        (residual, [new state...]), which the op returns after ctx:
+        then the result is (acc', ctx, [new state...])."""
         r = self.fresh(hint)
-        self.emit(f"{r}:2 = nn.reversible_half_residual {acc}, {ctx} : {acc.t}, {ctx.t} {{")
+        head = len(self.lines)
+        self.emit("")  # the op's line, once its number of results is known
         u = V(self.fresh("u"), ctx.shape)
         self.emit(f"^bb0({u}: {u.t}):")
         outer = self.indent
         self.indent += "  "
         y = body(u)
-        self.emit(f"nn.yield {y} : {y.t}")
+        y, state = y if isinstance(y, tuple) else (y, [])
+        out = [y] + list(state)
+        self.emit(f"nn.yield {', '.join(map(str, out))} : {', '.join(v.t for v in out)}")
         self.indent = outer
         self.emit("}")
-        return V(f"{r}#0", acc.shape), V(f"{r}#1", ctx.shape)
+        self.lines[head] = (f"{self.indent}{r}:{2 + len(state)} = nn.reversible_half_residual "
+                            f"{acc}, {ctx} : {acc.t}, {ctx.t} {{")
+        pair = (V(f"{r}#0", acc.shape), V(f"{r}#1", ctx.shape))
+        if not state:
+            return pair
+        return pair + ([V(f"{r}#{2 + i}", v.shape, v.dt) for i, v in enumerate(state)],)
 
     def swap(self, a, b):
         """nn.reversible_swap: (a, b) -> (b, a)."""

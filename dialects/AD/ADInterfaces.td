@@ -71,6 +71,12 @@ def InvertibleOpInterface : OpInterface<"InvertibleOpInterface"> {
     reconstruction of the inputs together with their cotangents. Loops whose
     body is such an op are differentiated without a tape: the reverse loop
     reconstructs each iteration's state from the next one's.
+
+    Such an op may also return layer state after its chain values (batch
+    norm's running statistics in a RevNet block): values the forward pass
+    computes from the chain, which are neither inverted nor differentiated.
+    `reverseFromOutputs` receives the chain results only; a recomputation
+    drops the state it computes again, so the state is updated once per step.
   }];
   let methods = [
     InterfaceMethod<
@@ -87,8 +93,28 @@ def InvertibleOpInterface : OpInterface<"InvertibleOpInterface"> {
                     "const ::mlir::IRMapping *":$captures,
                     "::llvm::SmallVectorImpl<::mlir::Value> &":$inputs,
                     "::llvm::SmallVectorImpl<::mlir::Value> &":$inputCotangents)
+    >,
+    InterfaceMethod<
+      /*desc=*/"The number of trailing results that are layer state, not "
+               "chain values (0 unless the op's body returns state).",
+      /*retTy=*/"unsigned",
+      /*methodName=*/"getNumStateResults",
+      /*args=*/(ins),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/"return 0;"
     >
   ];
+  let extraClassDeclaration = [{
+    /// The results that are chain values: those the op's inverse maps back
+    /// to its inputs.
+    ::mlir::ResultRange getChainResults() {
+      return (*this)->getResults().drop_back(getNumStateResults());
+    }
+    /// The trailing results that are layer state.
+    ::mlir::ResultRange getStateResults() {
+      return (*this)->getResults().take_back(getNumStateResults());
+    }
+  }];
 }
 
 #endif // TRELLIS_AD_INTERFACES

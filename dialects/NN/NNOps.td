@@ -500,7 +500,8 @@ def NN_DropoutOp : NN_DiffOp<"dropout",
 
 def NN_ReversibleHalfResidualOp : NN_DiffOp<"reversible_half_residual", [
     InferTypeOpAdaptor, SingleBlockImplicitTerminator<"YieldOp">,
-    RecursiveMemoryEffects, DeclareOpInterfaceMethods<InvertibleOpInterface>]> {
+    RecursiveMemoryEffects, DeclareOpInterfaceMethods<InvertibleOpInterface,
+    ["getNumStateResults"]>]> {
   let summary = "acc' = acc + F(ctx...), ctx passes through";
   let description = [{
     The body region takes the context values as block arguments and yields
@@ -512,6 +513,13 @@ def NN_ReversibleHalfResidualOp : NN_DiffOp<"reversible_half_residual", [
     rejecting any capture of its body's values. Outside a serial the body may
     capture any value of the enclosing function, `acc` included (the op is
     then an ordinary residual, differentiated with the captured value live).
+
+    Layer state: the body may yield values after `r` — the new running
+    statistics of a batch norm in `F`, say. They are returned after the
+    context values (`acc', ctx..., state...`), are not differentiated, and
+    when the backward pass of a `nn.reversible_serial` recomputes `F` the
+    recomputation's state is dropped: the forward pass updates it once per
+    step.
 
     Example:
     ```mlir
@@ -548,14 +556,17 @@ def NN_ReversibleSwapOp : NN_DiffOp<"reversible_swap", [Pure, InferTypeOpAdaptor
 
 def NN_ReversibleSerialOp : NN_DiffOp<"reversible_serial", [
     InferTypeOpAdaptor, SingleBlockImplicitTerminator<"YieldOp">,
-    RecursiveMemoryEffects, DeclareOpInterfaceMethods<InvertibleOpInterface>]> {
+    RecursiveMemoryEffects, DeclareOpInterfaceMethods<InvertibleOpInterface,
+    ["getNumStateResults"]>]> {
   let summary = "a chain of reversible layers";
   let description = [{
     The body takes the operands as block arguments and holds reversible ops
     only (`reversible_half_residual`, `reversible_swap`, nested
     `reversible_serial`), each value used exactly once, so the chain is a
     bijection whose inverse the backward pass walks. It yields as many values,
-    of the same types, as it takes.
+    of the same types, as it takes, followed by the layer state its layers
+    return (each state result used once, by this yield), which the serial
+    returns after its chain values.
 
     Example:
     ```mlir

@@ -4,15 +4,17 @@ al. 2017) classifier of Fashion-MNIST, trained with Adam.
   28x28x1 -> conv 3x3 16 (pad 1, no bias) -> batch norm -> relu -> max pool 2
           -> nn.reversible_serial of BLOCKS RevNet blocks on two 14x14x16
              streams (both start as the stem's output):
-             y1 = x1 + F(x2), y2 = x2 + G(y1), F and G conv 3x3 -> relu ->
-             conv 3x3 (16 channels, pad 1)
+             y1 = x1 + F(x2), y2 = x2 + G(y1), F and G conv 3x3 -> batch
+             norm -> relu -> conv 3x3 (16 channels, pad 1)
           -> y1 + y2 -> relu -> max pool 2 -> flatten 784 -> dense 10
 
 The backward pass of the serial reconstructs each block's inputs from its
 outputs instead of storing them, so the activation memory does not grow
 with BLOCKS (docs/reversible.md, "RevNet"). With --plain the same blocks are
 ordinary residuals outside a serial (every activation stored), for the
-memory comparison. The stem's batch-norm statistics are layer state.
+memory comparison. Every batch norm's running statistics (the stem's and
+one per F and G) are layer state: the blocks return them, and although the
+backward pass recomputes F and G, they are updated once per step.
 
 usage: gen_revnet.py [--blocks 8] [--plain] [--batch 100] > revnet.mlir"""
 
@@ -45,22 +47,36 @@ def parameters(blocks):
     for k in range(blocks):
         for half in "fg":
             params += [Param(f"{half}{k}w1", (3, 3, C, C), "he_normal"),
-                       Param(f"{half}{k}b1", (C,), "zeros"),
+                       Param(f"{half}{k}bn_scale", (C,), "ones"),
+                       Param(f"{half}{k}bn_bias", (C,), "zeros"),
                        Param(f"{half}{k}w2", (3, 3, C, C), "normal:0.01"),
                        Param(f"{half}{k}b2", (C,), "zeros")]
     params += [Param("w_out", (7 * 7 * C, 10), "glorot_uniform"), Param("bias_out", (10,), "zeros")]
     return params
 
 
-STATE = [Param("bn_mean0", (C,), "zeros"), Param("bn_var0", (C,), "ones")]
+def state(blocks):
+    """The running statistics of the stem's batch norm and of F's and G's."""
+    out = [Param("bn_mean0", (C,), "zeros"), Param("bn_var0", (C,), "ones")]
+    for k in range(blocks):
+        for half in "fg":
+            out += [Param(f"{half}{k}bn_mean", (C,), "zeros"),
+                    Param(f"{half}{k}bn_var", (C,), "ones")]
+    return out
+
+
 PAD = (1, 1, 1, 1)
 
 
-def residual(f, p, name, u):
-    """F or G: conv 3x3 -> relu -> conv 3x3 (the second starts near 0, so a
-    deep stack starts near the identity)."""
-    h = f.relu(f.conv2d(u, p[f"{name}w1"], p[f"{name}b1"], padding=PAD, hint=f"{name}c1"))
-    return f.conv2d(h, p[f"{name}w2"], p[f"{name}b2"], padding=PAD, hint=f"{name}c2")
+def residual(f, p, s, name, u, no_bias, training):
+    """F or G: conv 3x3 -> batch norm -> relu -> conv 3x3 (the second starts
+    near 0, so a deep stack starts near the identity). Returns the residual
+    and the new running statistics."""
+    h = f.conv2d(u, p[f"{name}w1"], no_bias, padding=PAD, hint=f"{name}c1")
+    h, m, v = f.batch_norm(h, p[f"{name}bn_scale"], p[f"{name}bn_bias"], s[f"{name}bn_mean"],
+                           s[f"{name}bn_var"], training, hint=f"{name}bn")
+    r = f.conv2d(f.relu(h), p[f"{name}w2"], p[f"{name}b2"], padding=PAD, hint=f"{name}c2")
+    return r, [m, v]
 
 
 def make_forward(blocks, plain):
@@ -71,28 +87,39 @@ def make_forward(blocks, plain):
         h, m, v = f.batch_norm(h, p["bn_scale0"], p["bn_bias0"], s["bn_mean0"], s["bn_var0"],
                                training, hint="bn0")
         h = f.max_pool2d(f.relu(h), (2, 2), hint="pool0")
+        new_state = [m, v]
         if plain:
             x1, x2 = h, h
             for k in range(blocks):
-                x1 = f.add(x1, residual(f, p, f"f{k}", x2))
-                x2 = f.add(x2, residual(f, p, f"g{k}", x1))
+                for half in "fg":
+                    r, ms = residual(f, p, s, f"{half}{k}", x2, no_bias, training)
+                    x1, x2 = x2, f.add(x1, r)
+                    new_state += ms
             y1, y2 = x1, x2
         else:
             base = f.fresh("rev")
-            f.emit(f"{base}:2 = nn.reversible_serial {h}, {h} : {h.t}, {h.t} {{")
+            head = len(f.lines)
+            f.emit("")  # the serial's line, once its state is known
             c1, c2 = V(f.fresh("c"), h.shape), V(f.fresh("c"), h.shape)
             f.emit(f"^bb0({c1}: {c1.t}, {c2}: {c2.t}):")
+            inner = []
             for k in range(blocks):
                 for half in "fg":
-                    c1, c2 = f.swap(*f.half_residual(
-                        c1, c2, lambda u, name=f"{half}{k}": residual(f, p, name, u),
-                        f"h{half}{k}_"))
-            f.emit(f"  nn.yield {c1}, {c2} : {c1.t}, {c2.t}")
+                    a1, a2, ms = f.half_residual(
+                        c1, c2, lambda u, name=f"{half}{k}": residual(
+                            f, p, s, name, u, no_bias, training), f"h{half}{k}_")
+                    c1, c2 = f.swap(a1, a2)
+                    inner += ms
+            out = [c1, c2] + inner
+            f.emit(f"  nn.yield {', '.join(map(str, out))} : {', '.join(v.t for v in out)}")
             f.emit("}")
+            f.lines[head] = (f"{f.indent}{base}:{len(out)} = nn.reversible_serial "
+                             f"{h}, {h} : {h.t}, {h.t} {{")
             y1, y2 = V(f"{base}#0", h.shape), V(f"{base}#1", h.shape)
+            new_state += [V(f"{base}#{2 + i}", v.shape) for i, v in enumerate(inner)]
         h = f.max_pool2d(f.relu(f.add(y1, y2)), (2, 2), hint="pool1")
         logits = f.dense(f.flatten(h), p["w_out"], p["bias_out"], "logits")
-        return logits, b["y"], [m, v]
+        return logits, b["y"], new_state
     return forward
 
 
@@ -100,14 +127,15 @@ def model_text(a):
     kind = "ordinary residual blocks (--plain)" if a.plain else "reversible blocks"
     header = f"""// A RevNet classifier of Fashion-MNIST (examples/fashion-mnist/README.md):
 // conv 3x3 {C} -> batch norm -> relu -> max pool 2, {a.blocks} {kind} of
-// conv 3x3 -> relu -> conv 3x3 on two 14x14x{C} streams, their sum -> relu
+// conv 3x3 -> batch norm -> relu -> conv 3x3 on two 14x14x{C} streams (the
+// running statistics of every batch norm are layer state), their sum -> relu
 // -> max pool 2 -> dense 10; Adam (lr {LR}), batch {a.batch}. Generated by
 // gen_revnet.py --blocks {a.blocks}{' --plain' if a.plain else ''}.
 """
     batch = [Batch("x", (28, 28), "f32"), Batch("y", (), "i32")]
     return module(header, parameters(a.blocks), batch, make_forward(a.blocks, a.plain),
                   a.batch, a.eval_batch, optimizer="adam", lr=LR, b1=B1, b2=B2, eps=EPS,
-                  state=STATE)
+                  state=state(a.blocks))
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ import torch.nn.functional as F
 
 import trellis
 import trellis.torch as tt
+from trellis import layers as tl
 
 from conftest import close
 
@@ -227,12 +228,16 @@ def test_train_an_imported_module_and_take_the_weights_back(tmp_path):
 class CausalSelfAttention(nn.Module):
     """Hand-written causal self-attention: one fused QKV projection split
     with `split`, heads by view/transpose, explicit matmuls, a masked_fill
-    of a buffer, softmax, and the heads merged back."""
+    of a buffer, softmax, and the heads merged back. As in nanoGPT, the
+    mask buffer is `block_size` long and sliced to the sequence
+    (`mask[:, :, :L, :L]`, L a traced size)."""
 
-    def __init__(self, d=8, heads=2, length=5, scale=None):
+    def __init__(self, d=8, heads=2, length=5, scale=None, block_size=None):
         super().__init__()
         self.qkv, self.proj, self.heads, self.scale = nn.Linear(d, 3 * d), nn.Linear(d, d), heads, scale
-        self.register_buffer("mask", torch.tril(torch.ones(length, length)).view(1, 1, length, length))
+        n = block_size or length
+        self.length = length
+        self.register_buffer("mask", torch.tril(torch.ones(n, n)).view(1, 1, n, n))
 
     def forward(self, x):
         B, L, D = x.size()
@@ -242,7 +247,7 @@ class CausalSelfAttention(nn.Module):
         v = v.view(B, L, self.heads, D // self.heads).transpose(1, 2)
         scale = self.scale if self.scale is not None else 1.0 / math.sqrt(k.size(-1))
         s = (q @ k.transpose(-2, -1)) * scale
-        s = s.masked_fill(self.mask == 0, float("-inf"))
+        s = s.masked_fill(self.mask[:, :, :L, :L] == 0, float("-inf"))
         y = (F.softmax(s, dim=-1) @ v).transpose(1, 2).contiguous().view(B, L, D)
         return self.proj(y)
 
@@ -254,7 +259,7 @@ class PermuteAttention(nn.Module):
     def __init__(self, d=12, heads=3, length=4, mask=None):
         super().__init__()
         self.q, self.k, self.v = nn.Linear(d, d), nn.Linear(d, d), nn.Linear(d, d)
-        self.heads, self.dh = heads, d // heads
+        self.heads, self.dh, self.length = heads, d // heads, length
         m = torch.triu(torch.full((length, length), float("-inf")), 1) if mask is None else mask
         self.register_buffer("mask", m)
 
@@ -289,11 +294,13 @@ def check_output_and_grads(net, x):
     return text
 
 
-@pytest.mark.parametrize("make", [lambda: CausalSelfAttention(), lambda: PermuteAttention()],
-                         ids=["view-transpose-masked_fill", "reshape-permute-additive-mask"])
+@pytest.mark.parametrize("make", [lambda: CausalSelfAttention(), lambda: PermuteAttention(),
+                                  lambda: CausalSelfAttention(block_size=9)],
+                         ids=["view-transpose-masked_fill", "reshape-permute-additive-mask",
+                              "nanogpt-mask-sliced-to-the-sequence"])
 def test_hand_written_causal_attention_becomes_nn_attention(make):
     net = make().double()
-    x = torch.randn(3, net.mask.shape[-1], net.proj.in_features if hasattr(net, "proj") else 12,
+    x = torch.randn(3, net.length, net.proj.in_features if hasattr(net, "proj") else 12,
                     dtype=torch.float64)
     text = check_output_and_grads(net, x)
     assert "nn.attention" in text and "causal = true" in text and f"num_heads = {net.heads}" in text
@@ -388,3 +395,75 @@ def test_batch_norm_in_training_mode_is_refused():
     m = nn.Sequential(nn.Conv2d(1, 2, 3), nn.BatchNorm2d(2)).double()
     with pytest.raises(tt.ExportError, match="BatchNorm2d in training mode"):
         tt.export(m, (torch.randn(2, 1, 5, 5, dtype=torch.float64),))
+
+
+def test_batch_norm_in_training_mode_as_a_layer(tmp_path):
+    """trellis.torch.layer of a module with BatchNorm2d in training mode:
+    its running statistics are the layer's state — updated as PyTorch does
+    in mode 'train' (momentum 0.3, unbiased variance), read in mode 'eval' —
+    and the gradients equal PyTorch's; a Trainer starts from the module's
+    buffers (initial_params) and carries them."""
+    torch.manual_seed(0)
+    net = nn.Sequential(nn.Conv2d(2, 3, 3, padding=1), nn.BatchNorm2d(3, momentum=0.3), nn.ReLU(),
+                        nn.Flatten(), nn.Linear(3 * 5 * 4, 4)).double()
+    with torch.no_grad():
+        net[1].running_mean.uniform_(-0.5, 0.5)
+        net[1].running_var.uniform_(0.5, 2.0)
+        net[1].weight.uniform_(0.5, 1.5)
+    x = torch.randn(6, 2, 5, 4, dtype=torch.float64)
+    start = tt.initial_params(net)
+    layer = tt.layer(net, (x,))
+    model = tl.Model(layer, [tl.Input(x.shape, "f64")], dtype="f64")
+    assert model.state_names == ["1.running_mean", "1.running_var"]
+    # Tracing ran the module in training mode; its buffers did not move.
+    assert np.array_equal(net[1].running_mean.numpy(), start["1.running_mean"])
+    assert int(net[1].num_batches_tracked) == 0
+    params = [start[n] for n in model.param_names]
+    state = [start[n] for n in model.state_names]
+    y, new_mean, new_var = model(params, x.numpy(), state=state)
+    ref = net(x)  # training mode: updates the buffers once
+    close(y, ref.detach().numpy(), "output (train)")
+    close(new_mean, net[1].running_mean.numpy(), "new running mean")
+    close(new_var, net[1].running_var.numpy(), "new running variance")
+
+    c = torch.randn(ref.shape, dtype=torch.float64)
+
+    def dot(b, out, w):
+        return b.mean(b.binary("arith.mulf", out, w))
+
+    loss = tl.Model(tl.Serial(tl.Parallel(layer, tl.Identity()), tl.Fn("dot", dot, n_in=2)),
+                    [tl.Input(x.shape, "f64"), tl.Input(c.shape, "f64")], dtype="f64")
+    (_, aux), grads = trellis.value_and_grad(loss)(params, x.numpy(), c.numpy(), state=state)
+    close(aux[0], net[1].running_mean.numpy(), "new running mean as aux of value_and_grad")
+    net.zero_grad()
+    (net(torch.tensor(x.numpy())) * c).mean().backward()
+    for name, g in zip(model.param_names, grads):
+        close(g, dict(net.named_parameters())[name].grad.numpy(), f"gradient of {name}")
+
+    ev = tl.Model(layer, [tl.Input(x.shape, "f64")], dtype="f64", mode="eval")
+    (ye,) = ev(params, x.numpy(), state=state)
+    close(ye, copy_in_eval(net, start)(x).detach().numpy(), "output (eval, running statistics)")
+
+    # A Trainer from the module's weights and buffers, learning rate 0: after
+    # one step of the whole data the statistics moved once.
+    yl = np.arange(6, dtype=np.int32) % 4
+    trainer = trellis.Trainer(layer, tl.CrossEntropyLoss(),
+                              {"x": ((2, 5, 4), "f64"), "y": ((), "i32")}, batch_size=6,
+                              optimizer=trellis.optim.SGD(0.0), dtype="f64")
+    r = trainer.fit({"x": x.numpy(), "y": yl}, steps=1, output_dir=str(tmp_path / "bn"),
+                    initial_params=start)
+    h = net[0](x).detach().permute(0, 2, 3, 1).reshape(-1, 3).numpy()
+    close(r.params["1.running_mean"], 0.7 * start["1.running_mean"] + 0.3 * h.mean(0),
+          "trained running mean", rtol=1e-9, atol=1e-12)
+    close(r.params["1.running_var"], 0.7 * start["1.running_var"] + 0.3 * h.var(0, ddof=1),
+          "trained running variance", rtol=1e-9, atol=1e-12)
+
+
+def copy_in_eval(net, start):
+    """A copy of `net` in eval mode with the running statistics of `start`."""
+    import copy
+    m = copy.deepcopy(net).eval()
+    with torch.no_grad():
+        m[1].running_mean.copy_(torch.tensor(start["1.running_mean"]))
+        m[1].running_var.copy_(torch.tensor(start["1.running_var"]))
+    return m

@@ -149,3 +149,55 @@ def test_trainer_carries_the_state(tmp_path):
     want_var = 0.5 * 1 + 0.5 * flat.var(0, ddof=1)
     close(p["batch_norm_0.running_mean"], want_mean, "running mean after one step", rtol=1e-5, atol=1e-6)
     close(p["batch_norm_0.running_var"], want_var, "running variance after one step", rtol=1e-5, atol=1e-6)
+
+
+def test_revnet_blocks_with_batch_norm():
+    """ReversibleSerial of two conv/batch norm/relu half-residuals (RevNet):
+    the blocks return their running statistics as state (one momentum update
+    per step, although the backward pass recomputes each block); the loss'
+    gradients and the new state match PyTorch's stored-activation network."""
+    rng = np.random.default_rng(2)
+
+    def block():
+        return tl.ReversibleHalfResidual(tl.Conv(3, 3, padding="SAME"),
+                                         tl.BatchNorm(epsilon=1e-3, momentum=0.3), tl.Relu())
+
+    net = tl.ReversibleSerial(block(), tl.ReversibleSwap(), block(), tl.ReversibleSwap())
+
+    def dot(b, y1, y2, c1, c2):
+        s = b.binary("arith.addf", b.binary("arith.mulf", y1, c1), b.binary("arith.mulf", y2, c2))
+        return b.mean(s)
+
+    shape = (2, 5, 5, 3)
+    loss = tl.Model(tl.Serial(tl.Parallel(net, tl.Identity(), tl.Identity()),
+                              tl.Fn("dot", dot, n_in=4)),
+                    [tl.Input(shape, "f64")] * 4, dtype="f64")
+    assert loss.state_names == [f"batch_norm_{i}.running_{s}" for i in (0, 1)
+                                for s in ("mean", "var")]
+    params = loss.init(seed=3)
+    state = [rng.standard_normal(3) * 0.1, np.abs(rng.standard_normal(3)) + 0.5,
+             rng.standard_normal(3) * 0.1, np.abs(rng.standard_normal(3)) + 0.5]
+    x1, x2, c1, c2 = (rng.standard_normal(shape) for _ in range(4))
+    (_, new_state), grads = trellis.value_and_grad(loss, wrt="all")(
+        params, x1, x2, c1, c2, state=state)
+
+    names = loss.param_names
+    pt = {n: torch.tensor(p, requires_grad=True) for n, p in zip(names, params)}
+    rs = [torch.tensor(s) for s in state]
+    xt = [torch.tensor(x, requires_grad=True) for x in (x1, x2)]
+
+    def f(k, x):
+        h = t_conv(x, pt[f"conv_{k}.weight"], pt[f"conv_{k}.bias"], (1, 1), (1, 1, 1, 1), 1)
+        y = F.batch_norm(nchw(h), rs[2 * k], rs[2 * k + 1], pt[f"batch_norm_{k}.weight"],
+                         pt[f"batch_norm_{k}.bias"], training=True, momentum=0.3, eps=1e-3)
+        return torch.relu(nhwc(y))
+
+    y1 = xt[0] + f(0, xt[1])
+    y2 = xt[1] + f(1, y1)
+    (y1 * torch.tensor(c1) + y2 * torch.tensor(c2)).mean().backward()
+    for k, (got, want) in enumerate(zip(new_state, rs)):
+        close(got, want.numpy(), f"state {loss.state_names[k]}")
+    for n, g in zip(names, grads):
+        close(g, pt[n].grad.numpy(), f"gradient of {n}", atol=1e-12)
+    close(grads[len(names)], xt[0].grad.numpy(), "gradient of x1")
+    close(grads[len(names) + 1], xt[1].grad.numpy(), "gradient of x2")

@@ -78,6 +78,7 @@ class Builder:
         self.states, self.new_states = [], {}
         self._names, self._scopes = {}, {}
         self.rng, self._keys = None, 0
+        self._arity = {}  # results of the region ops emitted
 
     # -- names and lines -------------------------------------------------
     def fresh(self, hint="v"):
@@ -118,10 +119,11 @@ class Builder:
         key = (id(layer), "state", local)
         if key in self._param_of:
             return self._param_of[key].value
-        if id(layer) not in self._scopes:
+        if layer.kind and id(layer) not in self._scopes:
             self._scopes[id(layer)] = self.unique_name(layer.kind)
+        name = f"{self._scopes[id(layer)]}.{local}" if layer.kind else local
         v = Value(f"%state{len(self.states)}", shape, self.dtype)
-        p = Param(f"{self._scopes[id(layer)]}.{local}", shape, self.dtype, init, v)
+        p = Param(name, shape, self.dtype, init, v)
         self.states.append(p)
         self._param_of[key] = p
         return v
@@ -243,25 +245,86 @@ class Builder:
                   f" : ({logits.type}, {labels.type}) -> {r.type}")
         return r
 
+    def reshape(self, x, shape):
+        """`x` in the row-major `shape` of as many elements (a collapse to
+        1-D and an expand, or just one of them)."""
+        shape = tuple(shape)
+        n = math.prod(x.shape)
+        if math.prod(shape) != n:
+            raise ShapeError(f"cannot reshape {x.type} to {shape}")
+        if shape == x.shape:
+            return x
+        if not shape or not x.shape:  # to or from a scalar: all other sizes are 1
+            r = Value(self.fresh("resh"), shape, x.dtype)
+            if not shape:
+                self.emit(f"{r} = tensor.collapse_shape {x} [] : {x.type} into {r.type}")
+            else:
+                self.emit(f"{r} = tensor.expand_shape {x} [] output_shape "
+                          f"[{', '.join(map(str, shape))}] : {x.type} into {r.type}")
+            return r
+        flat = x
+        if len(x.shape) != 1:
+            flat = Value(self.fresh("flat"), (n,), x.dtype)
+            groups = "[" + ", ".join(map(str, range(len(x.shape)))) + "]"
+            self.emit(f"{flat} = tensor.collapse_shape {x} [{groups}] : {x.type} into {flat.type}")
+        if len(shape) == 1:
+            return flat
+        r = Value(self.fresh("resh"), shape, x.dtype)
+        groups = "[" + ", ".join(map(str, range(len(shape)))) + "]"
+        self.emit(f"{r} = tensor.expand_shape {flat} [{groups}] output_shape "
+                  f"[{', '.join(map(str, shape))}] : {flat.type} into {r.type}")
+        return r
+
+    def slice(self, x, offsets, sizes, strides=None):
+        """x[offsets : offsets + sizes·strides : strides] (tensor.extract_slice)."""
+        strides = list(strides) if strides is not None else [1] * len(x.shape)
+        if not len(offsets) == len(sizes) == len(strides) == len(x.shape):
+            raise ShapeError(f"a slice of {x.type} needs {len(x.shape)} offsets, sizes and strides")
+        for d, (o, z, st) in enumerate(zip(offsets, sizes, strides)):
+            if o < 0 or z < 0 or st < 1 or (z and o + (z - 1) * st >= x.shape[d]):
+                raise ShapeError(f"slice [{o}, size {z}, stride {st}] out of range for "
+                                 f"dimension {d} of {x.type}")
+        if list(sizes) == list(x.shape):
+            return x
+        r = Value(self.fresh("slice"), tuple(sizes), x.dtype)
+        j = lambda xs: ", ".join(map(str, xs))
+        self.emit(f"{r} = tensor.extract_slice {x}[{j(offsets)}] [{j(sizes)}] [{j(strides)}] "
+                  f": {x.type} to {r.type}")
+        return r
+
     def region_op(self, op, operands, block_args, body, n_results):
         """Emits `op` with one region: block arguments `block_args` (values
         whose names are fresh), `body()` returning the values to yield.
-        Returns the op's results, typed like the yielded values."""
+        Layer state the body updates (a BatchNorm in a RevNet block) is
+        yielded after them and returned by the op as its trailing results,
+        which become the state's new values. Returns the yielded values and
+        the results' base name."""
         base = self.fresh(op.split(".")[-1])
-        head = f"{base}:{n_results}" if n_results > 1 else base
         types = ", ".join(v.type for v in operands)
-        self.emit(f"{head} = {op} {', '.join(map(str, operands))} : {types} {{")
+        head = len(self.lines)
+        self.emit("")  # the op's line, once its number of results is known
         self.emit("^bb0(" + ", ".join(f"{a}: {a.type}" for a in block_args) + "):")
         self.depth += 1
+        before = set(self.new_states)
         yielded = body()
-        self.emit(f"nn.yield {', '.join(map(str, yielded))} : "
-                  f"{', '.join(v.type for v in yielded)}")
+        updated = [k for k in self.new_states if k not in before]
+        out = list(yielded) + [self.new_states[k] for k in updated]
+        self.emit(f"nn.yield {', '.join(map(str, out))} : "
+                  f"{', '.join(v.type for v in out)}")
         self.depth -= 1
         self.emit("}")
+        total = n_results + len(updated)
+        self._arity[base] = total
+        name = f"{base}:{total}" if total > 1 else base
+        self.lines[head] = ("  " * self.depth +
+                            f"{name} = {op} {', '.join(map(str, operands))} : {types} {{")
+        for i, k in enumerate(updated):
+            v = self.new_states[k]
+            self.new_states[k] = Value(f"{base}#{n_results + i}", v.shape, v.dtype)
         return yielded, base
 
     def results(self, base, like):
-        if len(like) == 1:
+        if self._arity.get(base, len(like)) == 1:
             return [Value(base, like[0].shape, like[0].dtype)]
         return [Value(f"{base}#{i}", v.shape, v.dtype) for i, v in enumerate(like)]
 

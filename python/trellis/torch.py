@@ -65,6 +65,11 @@ def _where(node):
 
 class _Tracer(torch.fx.Tracer):
     record_stack_traces = True
+    # Buffers become get_attr nodes, as parameters do: indexing one by a
+    # traced size (nanoGPT's `self.bias[:, :, :T, :T]`) is then a node the
+    # exporter folds to a constant once T is known, not a Python error
+    # inside tracing.
+    proxy_buffer_attributes = True
 
     def iter(self, obj):
         """`a, b = proxy` (`B, L, D = x.shape`, `q, k, v = y.split(d, -1)`):
@@ -78,13 +83,45 @@ class _Tracer(torch.fx.Tracer):
         return super().iter(obj)
 
 
+class _State:
+    """Layer state met while tracing (BatchNorm2d in training mode: its
+    running statistics): the values standing for the buffers, their names
+    and initial arrays, and the values they are updated to."""
+
+    def __init__(self, dtype, stateful=False, inference=False):
+        self.dtype, self.names, self.values, self.initial, self.new = dtype, [], [], [], []
+        self.stateful, self.inference = stateful, inference
+
+    def read(self, name, buffer):
+        v = ir.Value(f"%s{len(self.values)}", tuple(buffer.shape), self.dtype)
+        self.names.append(name)
+        self.values.append(v)
+        self.initial.append(buffer.detach().cpu().numpy().astype(_NUMPY[self.dtype]))
+        self.new.append(v)
+        return v
+
+    def update(self, value, new):
+        self.new[self.values.index(value)] = new
+
+
 class Exported:
     """An exported module: `text` (MLIR with @forward), `args` (the
-    function's arguments: parameters, inputs, rng), `param_names`."""
+    function's arguments: parameters, layer state, inputs, rng),
+    `param_names`, `state` (a _State; with state, @forward returns the new
+    state after the outputs, and `outputs` ends with it)."""
 
-    def __init__(self, text, args, param_names, n_inputs, outputs, rng):
+    def __init__(self, text, args, param_names, n_inputs, outputs, rng, state):
         self.text, self.args, self.param_names = text, args, param_names
-        self.n_inputs, self.outputs, self.rng = n_inputs, outputs, rng
+        self.n_inputs, self.outputs, self.rng, self.state = n_inputs, outputs, rng, state
+
+    def require_stateless(self, what):
+        if self.state.names:
+            raise ExportError(
+                f"{what} of a module with BatchNorm2d in training mode: its running "
+                f"statistics ({', '.join(self.state.names)}) are layer state, which "
+                "@forward's contract (parameters and inputs in, outputs out) has no place "
+                "for; export the module in eval mode, or import it with "
+                "trellis.torch.layer, whose Trainer carries the state")
 
 
 def _last_dim(dim, rank, what, node):
@@ -165,30 +202,8 @@ class _Emitter:
             x = how[1]
         if shape == x.shape:
             return x
-        r = self._reshape(x, shape, n)
+        r = self.b.reshape(x, shape)
         self.origin[r.name] = ("reshape", x)
-        return r
-
-    def _reshape(self, x, shape, n):
-        if not shape or not x.shape:  # to or from a scalar: all other sizes are 1
-            r = ir.Value(self.b.fresh("resh"), shape, x.dtype)
-            if not shape:
-                self.b.emit(f"{r} = tensor.collapse_shape {x} [] : {x.type} into {r.type}")
-            else:
-                self.b.emit(f"{r} = tensor.expand_shape {x} [] output_shape "
-                            f"[{', '.join(map(str, shape))}] : {x.type} into {r.type}")
-            return r
-        flat = x
-        if len(x.shape) != 1:
-            flat = ir.Value(self.b.fresh("flat"), (n,), x.dtype)
-            groups = "[" + ", ".join(map(str, range(len(x.shape)))) + "]"
-            self.b.emit(f"{flat} = tensor.collapse_shape {x} [{groups}] : {x.type} into {flat.type}")
-        if len(shape) == 1:
-            return flat
-        r = ir.Value(self.b.fresh("resh"), shape, x.dtype)
-        groups = "[" + ", ".join(map(str, range(len(shape)))) + "]"
-        self.b.emit(f"{r} = tensor.expand_shape {flat} [{groups}] output_shape "
-                    f"[{', '.join(map(str, shape))}] : {flat.type} into {r.type}")
         return r
 
     def broadcast_to(self, x, shape, node):
@@ -277,13 +292,7 @@ class _Emitter:
         return r
 
     def extract_slice(self, x, offsets, sizes, strides):
-        if list(sizes) == list(x.shape):
-            return x
-        r = ir.Value(self.b.fresh("slice"), sizes, x.dtype)
-        j = lambda xs: ", ".join(map(str, xs))
-        self.b.emit(f"{r} = tensor.extract_slice {x}[{j(offsets)}] [{j(sizes)}] [{j(strides)}] "
-                    f": {x.type} to {r.type}")
-        return r
+        return self.b.slice(x, offsets, sizes, strides)
 
     def narrow(self, x, dim, start, length):
         dim %= len(x.shape)
@@ -349,9 +358,11 @@ def _pair(v):
     return tuple(v) if isinstance(v, (tuple, list)) else (v, v)
 
 
-def _vision_module(em, mod, x, p, where, dtype):
-    """Conv2d, MaxPool2d, AvgPool2d and BatchNorm2d (eval mode) on NCHW x:
-    transposed to the nn ops' NHWC and back (consecutive transposes fold)."""
+def _vision_module(em, mod, x, p, where, dtype, state, name):
+    """Conv2d, MaxPool2d, AvgPool2d and BatchNorm2d on NCHW x: transposed to
+    the nn ops' NHWC and back (consecutive transposes fold). BatchNorm2d in
+    training mode reads and updates its running statistics as layer state
+    (`state`, under the module's qualified `name`)."""
     if len(x.shape) != 4:
         raise ExportError(f"{type(mod).__name__} at {where} expects an NCHW tensor, got {x.type}")
     b = em.b
@@ -386,17 +397,25 @@ def _vision_module(em, mod, x, p, where, dtype):
         op = "max_pool2d" if isinstance(mod, nn.MaxPool2d) else "avg_pool2d"
         y = b.pool2d(op, nhwc, window, strides, (ph, ph, pw, pw))
     else:
-        if mod.training or not mod.track_running_stats:
-            raise ExportError(f"BatchNorm2d in training mode at {where}: its running statistics "
-                              "are layer state, which the import does not return; export the "
-                              "module in eval mode, or use trellis.layers.BatchNorm, which "
-                              "carries the state")
+        if not mod.track_running_stats or (mod.training and mod.momentum is None):
+            raise ExportError(f"BatchNorm2d with track_running_stats=False or momentum=None (a "
+                              f"cumulative average) at {where}: nn.batch_norm keeps running "
+                              "statistics with a momentum")
         c = (mod.num_features,)
         scale = p(mod.weight) if mod.affine else em.const(1.0, c, dtype)
         shift = p(mod.bias) if mod.affine else em.const(0.0, c, dtype)
-        mean = em.tensor_const(mod.running_mean, None)
-        var = em.tensor_const(mod.running_var, None)
-        y, _, _ = b.batch_norm(nhwc, scale, shift, mean, var, mod.eps, 0.1, False)
+        if mod.training or state.stateful:
+            mean = state.read(f"{name}.running_mean", mod.running_mean)
+            var = state.read(f"{name}.running_var", mod.running_var)
+            training = mod.training and not state.inference
+            y, new_mean, new_var = b.batch_norm(nhwc, scale, shift, mean, var, mod.eps,
+                                                mod.momentum if training else 0.1, training)
+            state.update(mean, new_mean)
+            state.update(var, new_var)
+        else:
+            mean = em.tensor_const(mod.running_mean, None)
+            var = em.tensor_const(mod.running_var, None)
+            y, _, _ = b.batch_norm(nhwc, scale, shift, mean, var, mod.eps, 0.1, False)
     return em.transpose(y, [0, 3, 1, 2])
 
 
@@ -611,8 +630,12 @@ _UNARY_FN = {F.relu: "relu", torch.relu: "relu", torch.tanh: "tanh", F.tanh: "ta
 _METHOD_BINARY = {"add": "arith.addf", "sub": "arith.subf", "mul": "arith.mulf", "div": "arith.divf"}
 
 
-def trace(module, example_args):
-    """Traces `module` on `example_args`; returns an Exported."""
+def trace(module, example_args, stateful=False, inference=False):
+    """Traces `module` on `example_args`; returns an Exported. BatchNorm2d's
+    running statistics are layer state (arguments and results of @forward)
+    in training mode, constants in eval mode; with `stateful` (a layer of a
+    Trainer) they are state in both, and `inference` normalizes with them
+    (the Trainer's @eval)."""
     if not isinstance(example_args, (tuple, list)):
         example_args = (example_args,)
     params = list(module.named_parameters())
@@ -626,8 +649,19 @@ def trace(module, example_args):
     dtype = _DTYPES[fdt]
     graph = _Tracer().trace(module)
     gm = torch.fx.GraphModule(module, graph)
-    ShapeProp(gm).propagate(*example_args)
+    # ShapeProp runs the module: in training mode that would move the
+    # running statistics of its batch norms (the user's module must not
+    # change by being exported), so its buffers are restored afterwards.
+    saved = {n: t.detach().clone() for n, t in module.named_buffers()}
+    try:
+        ShapeProp(gm).propagate(*example_args)
+    finally:
+        with torch.no_grad():  # only those that moved: a write bumps autograd's version
+            for n, t in module.named_buffers():
+                if not torch.equal(t, saved[n]):
+                    t.copy_(saved[n])
     em = _Emitter(gm, dtype)
+    state = _State(dtype, stateful, inference)
     b = em.b
     param_values = [ir.Value(f"%p{i}", tuple(p.shape), dtype) for i, (_, p) in enumerate(params)]
     by_id = {id(p): v for (_, p), v in zip(params, param_values)}
@@ -737,7 +771,7 @@ def trace(module, example_args):
             elif isinstance(mod, nn.Identity):
                 v[node] = x
             elif isinstance(mod, (nn.Conv2d, nn.MaxPool2d, nn.AvgPool2d, nn.BatchNorm2d)):
-                v[node] = _vision_module(em, mod, x, p, where, dtype)
+                v[node] = _vision_module(em, mod, x, p, where, dtype, state, node.target)
             else:
                 raise ExportError(f"unsupported module {node.target} ({type(mod).__module__}."
                                   f"{type(mod).__name__}) at {where}")
@@ -869,14 +903,17 @@ def trace(module, example_args):
             outputs = [arg(o) for o in outs]
             if not all(isinstance(o, ir.Value) for o in outputs):
                 raise ExportError("the module's outputs must be tensors")
-    args = param_values + inputs + ([rng] if rng is not None else [])
+    args = param_values + state.values + inputs + ([rng] if rng is not None else [])
+    outputs += state.new
     text = ir.function("forward", args, outputs, _dead_code_removed(b.lines, outputs))
-    return Exported(text, args, [n for n, _ in params], len(inputs), outputs, rng)
+    return Exported(text, args, [n for n, _ in params], len(inputs), outputs, rng, state)
 
 
 def export(module, example_args):
     """MLIR text of a module with `func.func @forward` (see the module doc)."""
-    return trace(module, example_args).text
+    ex = trace(module, example_args)
+    ex.require_stateless("export")
+    return ex.text
 
 
 def parameters(module):
@@ -886,6 +923,20 @@ def parameters(module):
 
 def parameter_names(module):
     return [n for n, _ in module.named_parameters()]
+
+
+def initial_params(module):
+    """{name: array}: the module's parameters and the running statistics of
+    its BatchNorm2d layers, under the names `layer(module)` gives them —
+    what `Trainer.fit(initial_params=...)` takes to start from the module.
+    Copies: training the module on afterwards does not change them."""
+    out = {n: a.copy() for n, a in zip(parameter_names(module), parameters(module))}
+    for name, m in module.named_modules():
+        if isinstance(m, nn.BatchNorm2d) and m.track_running_stats:
+            prefix = f"{name}." if name else ""
+            out[prefix + "running_mean"] = m.running_mean.detach().cpu().numpy().copy()
+            out[prefix + "running_var"] = m.running_var.detach().cpu().numpy().copy()
+    return out
 
 
 def inputs(example_args):
@@ -904,6 +955,7 @@ def value_and_grad(module, example_args, **options):
     first output, w.r.t. its parameters (ad.value_and_grad of @forward)."""
     from . import compile as _compile
     ex = trace(module, example_args)
+    ex.require_stateless("value_and_grad")
     if ex.outputs[0].shape != ():
         raise ExportError(f"the module's first output must be a scalar loss, got {ex.outputs[0].type}")
     n = len(ex.param_names)
@@ -937,25 +989,40 @@ def layer(module, example_args):
     import re
     from . import layers as tl
 
-    ex = trace(module, example_args)
+    ex = trace(module, example_args, stateful=True)
     if ex.rng is not None:
         raise ExportError("a layer from a module with Dropout in training mode: "
                           "call module.eval() (or use trellis.layers.Dropout)")
-    n = len(ex.param_names)
+    n, k = len(ex.param_names), len(ex.state.names)
+    n_results = len(ex.outputs) - k
+    # Mode 'eval' (a Trainer's @eval) normalizes with the running statistics.
+    traces = {"train": ex}
 
     class _Imported(tl.Layer):
         kind = ""
-        n_in, n_out = ex.n_inputs, len(ex.outputs)
+        n_in, n_out = ex.n_inputs, n_results
 
         def forward(self, b, xs):
-            for x, a in zip(xs, ex.args[n:]):
+            if b.mode not in traces:
+                traces[b.mode] = trace(module, example_args, stateful=True,
+                                       inference=b.mode != "train")
+            ex = traces[b.mode]
+            for x, a in zip(xs, ex.args[n + k:]):
                 if x.shape != a.shape or x.dtype != a.dtype:
                     raise ir.ShapeError(f"{type(module).__name__} was exported for {a.type}, got {x.type}")
             rename = {}
             for name, a in zip(ex.param_names, ex.args[:n]):
                 init = "glorot_uniform" if len(a.shape) >= 2 else "zeros"
                 rename[a.name] = b.param(self, name, a.shape, init).name
-            for x, a in zip(xs, ex.args[n:]):
+            # BatchNorm2d's running statistics (training mode): the model's
+            # layer state, initially zeros and ones as in PyTorch (a Trainer
+            # starts from the module's buffers with initial_params).
+            states = []
+            for name, a in zip(ex.state.names, ex.args[n:n + k]):
+                init = "ones" if name.endswith("running_var") else "zeros"
+                states.append(b.state(self, name, a.shape, init))
+                rename[a.name] = states[-1].name
+            for x, a in zip(xs, ex.args[n + k:]):
                 rename[a.name] = x.name
             tag = b.fresh("t")[1:]
 
@@ -966,8 +1033,12 @@ def layer(module, example_args):
             body = ex.text.split("{\n", 1)[1].rsplit("\n  return", 1)[0]
             for line in body.splitlines():
                 b.emit(re.sub(r"%[A-Za-z_][A-Za-z0-9_]*", sub, line.strip()))
-            return [ir.Value(rename.get(o.name) or f"%{tag}_{o.name[1:]}", o.shape, o.dtype)
+            outs = [ir.Value(rename.get(o.name) or f"%{tag}_{o.name[1:]}", o.shape, o.dtype)
                     for o in ex.outputs]
+            if b.mode == "train":
+                for s, new in zip(states, outs[n_results:]):
+                    b.set_state(s, new)
+            return outs[:n_results]
 
         def __repr__(self):
             return f"trellis.torch.layer({type(module).__name__})"

@@ -277,7 +277,17 @@ class Trainer:
         np.savez(path, **arrays)
 
     def _write_initial_checkpoint(self, output_dir, initial_params, seed, rank):
+        initial_state = list(self.initial_state)
         if isinstance(initial_params, dict):
+            # Layer state named there (an imported BatchNorm2d's buffers)
+            # replaces its initial value.
+            for i, name in enumerate(self.state_names):
+                if name in initial_params:
+                    a = np.asarray(initial_params[name], ir.NUMPY_OF[self.dtype])
+                    if a.shape != initial_state[i].shape:
+                        raise ValueError(f"initial_params {name}: shape {a.shape}, the "
+                                         f"model's {initial_state[i].shape}")
+                    initial_state[i] = a
             missing = [n for n in self.param_names if n not in initial_params]
             if missing:
                 raise KeyError(f"initial_params has no {missing[0]!r}")
@@ -292,7 +302,7 @@ class Trainer:
             if a.shape != tuple(shape):
                 raise ValueError(f"initial_params {name}: shape {a.shape}, the model's {tuple(shape)}")
             arrays[f"param{i}"] = a
-        for a in self.initial_state:
+        for a in initial_state:
             arrays[f"param{len(arrays)}"] = a
         k = len(arrays)
         for _ in range(self.n_slots):

@@ -577,6 +577,8 @@ SmallVector<Value> lowerHalfResidual(ReversibleHalfResidualOp op,
   SmallVector<Value> results{buildElementwise(
       rewriter, op.getLoc(), {adaptor.getAcc(), yielded.front()}, sumStep)};
   llvm::append_range(results, adaptor.getCtx());
+  // Layer state the body yields after the residual.
+  llvm::append_range(results, ArrayRef(yielded).drop_front());
   return results;
 }
 

@@ -484,7 +484,7 @@ func.func @half_residual_arity(%a: tensor<4xf32>, %c: tensor<4xf32>) {
 
 // nn.reversible_half_residual-C4
 func.func @half_residual_yield(%a: tensor<4xf32>, %c: tensor<3xf32>) {
-  // expected-error @+1 {{expects the body to yield 1 value(s) of type(s) matching the accumulator, got 1}}
+  // expected-error @+1 {{expects the body to yield 1 value(s) of type(s) matching the accumulator before any layer state, got 1}}
   %0:2 = nn.reversible_half_residual %a, %c : tensor<4xf32>, tensor<3xf32> {
   ^bb0(%x: tensor<3xf32>):
     nn.yield %x : tensor<3xf32>
@@ -520,7 +520,7 @@ func.func @serial_signature(%a: tensor<4xf32>, %b: tensor<4xf32>) {
 
 // nn.reversible_serial-C4
 func.func @serial_yield(%a: tensor<4xf32>, %b: tensor<4xf32>) {
-  // expected-error @+1 {{expects the body to yield 2 value(s) of type(s) matching the inputs, got 1}}
+  // expected-error @+1 {{expects the body to yield 2 value(s) of type(s) matching the inputs before any layer state, got 1}}
   %0:2 = nn.reversible_serial %a, %b : tensor<4xf32>, tensor<4xf32> {
   ^bb0(%x: tensor<4xf32>, %y: tensor<4xf32>):
     nn.yield %x : tensor<4xf32>
@@ -599,6 +599,44 @@ func.func @serial_half_residual_reads_acc(%a: tensor<4xf32>, %b: tensor<4xf32>) 
       nn.yield %t : tensor<4xf32>
     }
     nn.yield %p#0, %p#1 : tensor<4xf32>, tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+// nn.reversible_serial-C8
+func.func @serial_state_into_chain(%a: tensor<4xf32>, %b: tensor<4xf32>, %m: tensor<4xf32>) {
+  // expected-error @+1 {{expects layer state to flow only to the yield, but a state result feeds nn.reversible_half_residual}}
+  %0:3 = nn.reversible_serial %a, %b : tensor<4xf32>, tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>, %y: tensor<4xf32>):
+    %p:3 = nn.reversible_half_residual %x, %y : tensor<4xf32>, tensor<4xf32> {
+    ^bb0(%u: tensor<4xf32>):
+      %t = nn.tanh %u : tensor<4xf32>
+      nn.yield %t, %m : tensor<4xf32>, tensor<4xf32>
+    }
+    %q:3 = nn.reversible_half_residual %p#0, %p#1, %p#2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32> {
+    ^bb0(%u: tensor<4xf32>, %v: tensor<4xf32>):
+      nn.yield %v : tensor<4xf32>
+    }
+    nn.yield %q#0, %q#1, %q#2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+// nn.reversible_serial-C8
+func.func @serial_state_first(%a: tensor<4xf32>, %b: tensor<4xf32>, %m: tensor<4xf32>) {
+  // expected-error @+1 {{expects the body to yield its 2 chain value(s) first and layer state after them, got state at position 0}}
+  %0:3 = nn.reversible_serial %a, %b : tensor<4xf32>, tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>, %y: tensor<4xf32>):
+    %p:3 = nn.reversible_half_residual %x, %y : tensor<4xf32>, tensor<4xf32> {
+    ^bb0(%u: tensor<4xf32>):
+      %t = nn.tanh %u : tensor<4xf32>
+      nn.yield %t, %m : tensor<4xf32>, tensor<4xf32>
+    }
+    nn.yield %p#2, %p#1, %p#0 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
   }
   return
 }

@@ -103,6 +103,43 @@ func.func @reversible(%x1: tensor<8x16xf32>, %x2: tensor<8x16xf32>,
   return %y1, %y2 : tensor<8x16xf32>, tensor<8x16xf32>
 }
 
+// Layer state out of a reversible block (RevNet: batch norm's running
+// statistics), through a nested serial.
+// CHECK-LABEL: func.func @reversible_state
+// CHECK: %[[Y:.*]]:4 = nn.reversible_serial
+// CHECK:   %[[S:.*]], %[[T:.*]] = nn.reversible_swap
+// CHECK:   %[[I:.*]]:4 = nn.reversible_serial %[[S]], %[[T]]
+// CHECK:     %[[H:.*]]:4 = nn.reversible_half_residual
+// CHECK:       nn.yield %{{.*}}, %{{.*}}, %{{.*}} : tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>
+// CHECK:     nn.yield %[[H]]#0, %[[H]]#1, %[[H]]#2, %[[H]]#3
+// CHECK:   nn.yield %[[I]]#0, %[[I]]#1, %[[I]]#2, %[[I]]#3
+// CHECK: return %[[Y]]#0, %[[Y]]#1, %[[Y]]#2, %[[Y]]#3
+// GENERIC: "nn.reversible_serial"
+// GENERIC: "nn.reversible_serial"
+// GENERIC: "nn.reversible_half_residual"
+// GENERIC: (tensor<2x4xf32>, tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>)
+func.func @reversible_state(%x1: tensor<2x4xf32>, %x2: tensor<2x4xf32>, %s: tensor<4xf32>,
+                            %b: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>)
+    -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %y1, %y2, %nm, %nv = nn.reversible_serial %x1, %x2 : tensor<2x4xf32>, tensor<2x4xf32> {
+  ^bb0(%a: tensor<2x4xf32>, %bb: tensor<2x4xf32>):
+    %s1, %s2 = nn.reversible_swap %a, %bb : tensor<2x4xf32>, tensor<2x4xf32>
+    %i1, %i2, %i3, %i4 = nn.reversible_serial %s1, %s2 : tensor<2x4xf32>, tensor<2x4xf32> {
+    ^bb0(%p: tensor<2x4xf32>, %q: tensor<2x4xf32>):
+      %a1, %b1, %m1, %v1 = nn.reversible_half_residual %p, %q : tensor<2x4xf32>, tensor<2x4xf32> {
+      ^bb0(%c: tensor<2x4xf32>):
+        %y, %m2, %v2 = nn.batch_norm %c, %s, %b, %m, %v
+            : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+            -> (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>)
+        nn.yield %y, %m2, %v2 : tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>
+      }
+      nn.yield %a1, %b1, %m1, %v1 : tensor<2x4xf32>, tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>
+    }
+    nn.yield %i1, %i2, %i3, %i4 : tensor<2x4xf32>, tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>
+  }
+  return %y1, %y2, %nm, %nv : tensor<2x4xf32>, tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
 // A half-residual with several context values, a different accumulator
 // shape and f64.
 // CHECK-LABEL: func.func @multi_context

@@ -40,8 +40,10 @@ Operation *findInvertible(func::FuncOp fn) {
                          : ValueRange(def->getOperands());
   if (state != fn.getArguments().take_front(state.size()))
     return nullptr;
-  if (isa<InvertibleOpInterface>(def))
-    return def;
+  // An op returning layer state besides its chain (batch norm in a RevNet
+  // block) is not a bijection of the function's results.
+  if (auto step = dyn_cast<InvertibleOpInterface>(def))
+    return step.getNumStateResults() == 0 ? def : nullptr;
   if (auto loop = dyn_cast<scf::ForOp>(def)) {
     Block &body = *loop.getBody();
     for (Operation &op : body.without_terminator())

@@ -72,6 +72,29 @@ constexpr llvm::StringLiteral kBatchAttr = "trellis.batch";
 
 /// What `operand`, a differentiated operand, is: an argument of the
 /// function around it, with or without `trellis.batch`, or another value.
+/// Where the layer state `state` leaves the reversible layers around it: a
+/// batch norm in a RevNet block yields its statistics through every
+/// enclosing reversible op, which returns them as layer state. Reducing them
+/// there keeps the collective out of the body, which the backward pass
+/// recomputes (and whose recomputed state is dead).
+Value outermostState(Value state) {
+  while (state.hasOneUse()) {
+    OpOperand &use = *state.use_begin();
+    auto yield = dyn_cast<nn::YieldOp>(use.getOwner());
+    auto layer = yield
+                     ? dyn_cast<ad::InvertibleOpInterface>(yield->getParentOp())
+                     : nullptr;
+    if (!layer)
+      break;
+    unsigned numState = layer.getNumStateResults();
+    unsigned firstState = yield->getNumOperands() - numState;
+    if (use.getOperandNumber() < firstState)
+      break;
+    state = layer.getStateResults()[use.getOperandNumber() - firstState];
+  }
+  return state;
+}
+
 GradientArgKind classifyOperand(Value operand) {
   auto arg = dyn_cast<BlockArgument>(operand);
   auto func = arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp())
@@ -267,8 +290,9 @@ struct CollAverageGradientsPass
         bn.setAxisNameAttr(b.getStringAttr(axis));
         return;
       }
-      b.setInsertionPointAfter(bn);
       for (Value state : {bn.getNewMean(), bn.getNewVar()}) {
+        state = outermostState(state);
+        b.setInsertionPointAfter(state.getDefiningOp());
         SmallVector<OpOperand *> uses;
         for (OpOperand &use : state.getUses())
           uses.push_back(&use);

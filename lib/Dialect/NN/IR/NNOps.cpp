@@ -507,8 +507,20 @@ LogicalResult DropoutOp::verify() {
 // Reversible layers
 //===----------------------------------------------------------------------===//
 
+/// The values the yield of `region` returns after its first `numChain`:
+/// the layer state of a reversible op's body (none while the region is
+/// still empty, as when a builder creates the op before its body).
+static ValueRange yieldedState(Region &region, unsigned numChain) {
+  if (region.empty() || region.front().empty())
+    return {};
+  auto yield = dyn_cast<YieldOp>(region.front().back());
+  if (!yield || yield.getValues().size() < numChain)
+    return {};
+  return yield.getValues().drop_front(numChain);
+}
+
 /// Checks that the single block of `region` takes arguments of `argTypes`
-/// and that its yield returns `yieldTypes`.
+/// and that its yield returns `yieldTypes` first (layer state may follow).
 static LogicalResult verifyRegionSignature(Operation *op, Region &region,
                                            TypeRange argTypes,
                                            TypeRange yieldTypes) {
@@ -524,11 +536,13 @@ static LogicalResult verifyRegionSignature(Operation *op, Region &region,
            << ", got " << block.getNumArguments();
   auto yield = cast<YieldOp>(block.getTerminator());
   // (nn.reversible_half_residual-C4, nn.reversible_serial-C4)
-  if (yield.getValues().getTypes() != yieldTypes)
+  ValueRange yielded = yield.getValues();
+  if (yielded.size() < yieldTypes.size() ||
+      yielded.take_front(yieldTypes.size()).getTypes() != yieldTypes)
     return op->emitOpError("expects the body to yield ")
            << yieldTypes.size() << " value(s) of type(s) matching "
            << (yieldTypes.size() == 1 ? "the accumulator" : "the inputs")
-           << ", got " << yield.getValues().size();
+           << " before any layer state, got " << yielded.size();
   return success();
 }
 
@@ -537,7 +551,12 @@ LogicalResult ReversibleHalfResidualOp::inferReturnTypes(
     SmallVectorImpl<Type> &types) {
   types.push_back(adaptor.getAcc().getType());
   llvm::append_range(types, adaptor.getCtx().getTypes());
+  llvm::append_range(types, yieldedState(adaptor.getBody(), 1).getTypes());
   return success();
+}
+
+unsigned ReversibleHalfResidualOp::getNumStateResults() {
+  return getNumResults() - 1 - getCtx().size();
 }
 
 LogicalResult ReversibleHalfResidualOp::verifyRegions() {
@@ -569,7 +588,14 @@ LogicalResult ReversibleSerialOp::inferReturnTypes(
     MLIRContext *, std::optional<Location>, Adaptor adaptor,
     SmallVectorImpl<Type> &types) {
   llvm::append_range(types, adaptor.getInputs().getTypes());
+  llvm::append_range(
+      types,
+      yieldedState(adaptor.getBody(), adaptor.getInputs().size()).getTypes());
   return success();
+}
+
+unsigned ReversibleSerialOp::getNumStateResults() {
+  return getNumResults() - getInputs().size();
 }
 
 LogicalResult ReversibleSerialOp::verifyRegions() {
@@ -609,6 +635,26 @@ LogicalResult ReversibleSerialOp::verifyRegions() {
     for (Value result : inner.getResults())
       if (failed(checkLinear(result)))
         return failure();
+
+  // Layer state leaves the chain: each state result of a layer goes to the
+  // yield, after the chain values, and nothing else does.
+  auto isState = [](Value v) {
+    auto layer = v.getDefiningOp<trellis::ad::InvertibleOpInterface>();
+    return layer && llvm::is_contained(layer.getStateResults(), v);
+  };
+  unsigned numChain = getInputs().size();
+  for (Operation &inner : body.without_terminator())
+    for (Value operand : inner.getOperands())
+      if (isState(operand)) // (nn.reversible_serial-C8)
+        return emitOpError("expects layer state to flow only to the yield, "
+                           "but a state result feeds ")
+               << inner.getName();
+  for (auto [i, v] : llvm::enumerate(body.getTerminator()->getOperands()))
+    if (isState(v) != (i >= numChain)) // (nn.reversible_serial-C8)
+      return emitOpError("expects the body to yield its ")
+             << numChain << " chain value(s) first and layer state after "
+             << "them, got " << (isState(v) ? "state" : "a chain value")
+             << " at position " << i;
   return success();
 }
 

@@ -567,7 +567,8 @@ LogicalResult ReversibleHalfResidualOp::buildReverse(OpBuilder &b,
                                                      ReverseContext &ctx,
                                                      ValueRange dres,
                                                      ValueVec &d) {
-  // acc' = acc + F(ctx): dacc = dacc'; dctx = dctx' + J_Fᵀ·dacc'.
+  // acc' = acc + F(ctx): dacc = dacc'; dctx = dctx' + J_Fᵀ·dacc'. Layer
+  // state has no cotangent; the recomputation's state is dead.
   d.assign(getNumOperands(), Value());
   d[0] = dres[0];
   SmallVector<Value> bodyCotangents(getCtx().size(), Value());
@@ -594,7 +595,8 @@ LogicalResult ReversibleSwapOp::reverseFromOutputs(
 }
 
 // acc = acc' − F(ctx): r = F(ctx) is recomputed and differentiated in one go
-// (dctx += J_Fᵀ·dacc', weight cotangents flow to the captured weights).
+// (dctx += J_Fᵀ·dacc', weight cotangents flow to the captured weights). The
+// state F yields again is dropped: the forward pass already returned it.
 LogicalResult ReversibleHalfResidualOp::reverseFromOutputs(
     OpBuilder &b, ReverseContext &ctx, ValueRange outputs,
     ValueRange outputCotangents, const IRMapping *captures,
@@ -649,15 +651,16 @@ LogicalResult ReversibleSerialOp::reverseFromOutputs(
   };
 
   // Each layer reconstructs its inputs from its outputs (swap, half
-  // residual, nested serial: InvertibleOpInterface).
+  // residual, nested serial: InvertibleOpInterface). `outputs` are the
+  // chain values only; layer state is not reconstructed.
   for (Operation &op : llvm::reverse(body.without_terminator())) {
     auto layer = dyn_cast<InvertibleOpInterface>(op);
     if (!layer)
       return op.emitOpError("cannot be reversed inside a reversible_serial");
     SmallVector<Value> layerInputs, layerCots;
-    if (failed(layer.reverseFromOutputs(b, ctx, get(op.getResults()),
-                                        getCot(op.getResults()), captures,
-                                        layerInputs, layerCots)))
+    if (failed(layer.reverseFromOutputs(b, ctx, get(layer.getChainResults()),
+                                        getCot(layer.getChainResults()),
+                                        captures, layerInputs, layerCots)))
       return failure();
     for (auto [i, v] : llvm::enumerate(op.getOperands()))
       set(v, layerInputs[i], layerCots[i]);
@@ -671,10 +674,13 @@ LogicalResult ReversibleSerialOp::buildReverse(OpBuilder &b,
                                                ReverseContext &ctx,
                                                ValueRange dres, ValueVec &d) {
   // Only the serial's outputs are read: its inputs and every activation of
-  // its body are reconstructed block by block, in reverse.
+  // its body are reconstructed block by block, in reverse. Layer state (the
+  // trailing results) has no cotangent.
   SmallVector<Value> inputs, cotangents;
-  if (failed(reverseFromOutputs(b, ctx, getResults(), dres, /*captures=*/nullptr,
-                                inputs, cotangents)))
+  unsigned numChain = getInputs().size();
+  if (failed(reverseFromOutputs(b, ctx, getResults().take_front(numChain),
+                                dres.take_front(numChain),
+                                /*captures=*/nullptr, inputs, cotangents)))
     return failure();
   d.assign(cotangents.begin(), cotangents.end());
   return success();
