@@ -188,6 +188,7 @@ LogicalResult reverseInvertibleLoop(scf::ForOp op, InvertibleOpInterface step,
                                     ReverseContext &ctx, ValueRange dres,
                                     SmallVectorImpl<Value> &d) {
   Location loc = op.getLoc();
+  remarkOnReconstructionDrift(op);
   Block &body = *op.getBody();
   unsigned numCarried = op.getNumRegionIterArgs();
   SmallVector<Value> captured = capturedFloats(op->getRegions());

@@ -57,48 +57,6 @@ Operation *findInvertible(func::FuncOp fn) {
   return nullptr;
 }
 
-/// Residual blocks an f32 reversible stack may have before ad-build-inverse
-/// warns that its reconstruction drifts (docs/reversible.md, "Inverting a
-/// stack, and drift": at 128, the loop stack of depth 64, the gradient's
-/// relative error reaches 1.4e-4; at 64 it stays near 1e-6).
-constexpr int64_t kF32DriftDepth = 64;
-
-/// The residual blocks `op` runs: its invertible ops whose region holds no
-/// invertible op (a residual's body, not a serial of them; swaps have no
-/// region and add no rounding), times the trip count for a loop.
-int64_t residualDepth(Operation *op) {
-  int64_t blocks = 0;
-  op->walk([&](InvertibleOpInterface step) {
-    if (step->getNumRegions() == 0)
-      return;
-    WalkResult nested = step->walk([&](InvertibleOpInterface inner) {
-      return inner == step ? WalkResult::advance() : WalkResult::interrupt();
-    });
-    if (!nested.wasInterrupted())
-      ++blocks;
-  });
-  if (auto loop = dyn_cast<scf::ForOp>(op))
-    blocks *= loop.getStaticTripCount()->getSExtValue();
-  return blocks;
-}
-
-/// A remark when `op`'s state is f32 and it runs more than kF32DriftDepth
-/// residual blocks: reconstruction (the reverse sweep's, and this inverse)
-/// then drifts measurably from the stored computation.
-void remarkOnDrift(Operation *op) {
-  bool f32 = llvm::any_of(op->getResultTypes(), [](Type t) {
-    return getElementTypeOrSelf(t).isF32();
-  });
-  int64_t depth = residualDepth(op);
-  if (!f32 || depth <= kF32DriftDepth)
-    return;
-  op->emitRemark() << "f32 reversible stack of " << depth
-                   << " residual blocks (more than " << kF32DriftDepth
-                   << "): reconstruction drifts (1.4e-4 relative gradient "
-                      "error at 128 blocks); use f64 or store the "
-                      "activations (docs/reversible.md)";
-}
-
 /// Reconstructs the inputs of `op` (cloned from `fn`) from `outputs`; values
 /// `fn` defines are found through `mapping`.
 FailureOr<SmallVector<Value>> invert(OpBuilder &b, Operation *op,
@@ -146,7 +104,7 @@ struct ADBuildInversePass
       if (Operation *op = findInvertible(fn))
         work.emplace_back(fn, op);
     for (auto [fn, op] : work) {
-      remarkOnDrift(op);
+      remarkOnReconstructionDrift(op);
       // A declaration of the inverse (to call it before it exists) gets
       // the body; otherwise the function is created.
       std::string name = (fn.getSymName() + "__inverse").str();

@@ -676,6 +676,7 @@ LogicalResult ReversibleSerialOp::buildReverse(OpBuilder &b,
   // Only the serial's outputs are read: its inputs and every activation of
   // its body are reconstructed block by block, in reverse. Layer state (the
   // trailing results) has no cotangent.
+  remarkOnReconstructionDrift(*this);
   SmallVector<Value> inputs, cotangents;
   unsigned numChain = getInputs().size();
   if (failed(reverseFromOutputs(b, ctx, getResults().take_front(numChain),
