@@ -411,16 +411,18 @@ def gemm_choice_description():
     for path in files:
         with open(path) as f:
             kept = json.load(f)
-        if kept.get("format") != 2:  # an earlier build's, not used any more
+        if kept.get("format") != 3:  # an earlier build's, not used any more
             continue
         rates = "; ".join(
             f"{name} " + "/".join(f"{kept['gflops_one_thread'][lib][c]:.0f}"
-                                  for c in ("small", "medium", "large", "thin", "short"))
+                                  for c in ("small", "medium", "large", "thin", "short",
+                                            "narrow"))
             for lib, name in (("dnnl", "oneDNN"), ("cblas", "OpenBLAS")))
         sick = ", ".join(kept["sick"]) or "none"
         choice = ", ".join(f"{c} {kept['choice'][c]}"
-                           for c in ("small", "medium", "large", "thin", "short"))
-        lines.append(f"1-thread GFLOP/s small/medium/large/thin/short: {rates}; sick: {sick}; "
+                           for c in ("small", "medium", "large", "thin", "short", "narrow"))
+        lines.append(f"1-thread GFLOP/s small/medium/large/thin/short/narrow: {rates}; "
+                     f"sick: {sick}; "
                      f"chosen: {choice} ({os.path.basename(path)})")
     return "\n  ".join(lines)
 

@@ -281,6 +281,11 @@ def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "mlir::ModuleOp"> {
            "Library of the larger f32 GEMMs with M at most 128, not thin "
            "(default: sgemm)",
            [{::trellis::gemmLibraryValues()}]>,
+    Option<"sgemmNarrow", "sgemm-narrow", "::trellis::GemmLibrary",
+           /*default=*/"::trellis::GemmLibrary::Cblas",
+           "Library of the larger f32 GEMMs with N at most 32, neither thin "
+           "nor short (default: sgemm)",
+           [{::trellis::gemmLibraryValues()}]>,
     Option<"parallelBatches", "parallel-batches", "bool", /*default=*/"false",
            "Share the batch of small and medium oneDNN GEMMs among OpenMP "
            "threads (an scf.parallel around the calls)">

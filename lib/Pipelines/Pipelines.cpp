@@ -109,6 +109,7 @@ void trellis::buildLowerToLLVMPipeline(OpPassManager &pm,
   linalgToBlas.sgemmLarge = options.sgemm.large;
   linalgToBlas.sgemmThin = options.sgemm.thin;
   linalgToBlas.sgemmShort = options.sgemm.shortRows;
+  linalgToBlas.sgemmNarrow = options.sgemm.narrow;
   linalgToBlas.parallelBatches = options.parallelLoops;
   pm.addPass(createConvertLinalgToBlas(linalgToBlas));
   // One op is one piece of work here: the place to time them.
@@ -195,6 +196,11 @@ struct LowerToLLVMPipelineOptions
       llvm::cl::desc("Library of the larger f32 GEMMs with M at most 128, "
                      "not thin (default: sgemm)"),
       trellis::gemmLibraryValues()};
+  Option<trellis::GemmLibrary> sgemmNarrow{
+      *this, "sgemm-narrow",
+      llvm::cl::desc("Library of the larger f32 GEMMs with N at most 32, "
+                     "neither thin nor short (default: sgemm)"),
+      trellis::gemmLibraryValues()};
 
   trellis::CompileOptions toCompileOptions() const {
     trellis::CompileOptions options;
@@ -206,7 +212,7 @@ struct LowerToLLVMPipelineOptions
     };
     options.sgemm = {orDefault(sgemmSmall), orDefault(sgemmMedium),
                      orDefault(sgemmLarge), orDefault(sgemmThin),
-                     orDefault(sgemmShort)};
+                     orDefault(sgemmShort), orDefault(sgemmNarrow)};
     options.profile = profile;
     options.parallelLoops = parallelLoops;
     return options;

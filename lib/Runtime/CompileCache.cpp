@@ -198,13 +198,14 @@ static void hashOptions(HashStream &os, const CompileOptions &options) {
     os.field("gradientReduction.ranks", ranks);
   }
   // The choice itself (the JIT has replaced a measured one by the host's).
-  const auto &[sgemmSmall, sgemmMedium, sgemmLarge, sgemmThin, sgemmShort] =
-      sgemm;
+  const auto &[sgemmSmall, sgemmMedium, sgemmLarge, sgemmThin, sgemmShort,
+               sgemmNarrow] = sgemm;
   os.field("sgemm.small", static_cast<int64_t>(sgemmSmall));
   os.field("sgemm.medium", static_cast<int64_t>(sgemmMedium));
   os.field("sgemm.large", static_cast<int64_t>(sgemmLarge));
   os.field("sgemm.thin", static_cast<int64_t>(sgemmThin));
   os.field("sgemm.short", static_cast<int64_t>(sgemmShort));
+  os.field("sgemm.narrow", static_cast<int64_t>(sgemmNarrow));
   (void)measureGemmLibraries;
   (void)tuningDir;
   (void)gemmKernelVariables;

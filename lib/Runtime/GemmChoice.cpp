@@ -29,7 +29,7 @@ using namespace trellis::runtime;
 
 /// The layout of a choice file and what its name covers; bump it whenever
 /// either changes.
-static constexpr int64_t kChoiceFormat = 2; // 2: the thin and short classes
+static constexpr int64_t kChoiceFormat = 3; // 3: the narrow class
 
 namespace {
 // The two entry points, as the libraries declare them (dnnl.h, cblas.h).
@@ -113,7 +113,7 @@ void trellis::runtime::judgeGemmRates(GemmMeasurement &measurement) {
   };
   measurement.choice = {choose(GemmClass::Small), choose(GemmClass::Medium),
                         choose(GemmClass::Large), choose(GemmClass::Thin),
-                        choose(GemmClass::Short)};
+                        choose(GemmClass::Short), choose(GemmClass::Narrow)};
 }
 
 llvm::Expected<GemmMeasurement>
@@ -248,9 +248,10 @@ static std::optional<GemmChoice> readChoice(const std::string &path) {
   std::optional<GemmLibrary> thin = parseLibrary(choice->getString("thin"));
   std::optional<GemmLibrary> shortRows =
       parseLibrary(choice->getString("short"));
-  if (!small || !medium || !large || !thin || !shortRows)
+  std::optional<GemmLibrary> narrow = parseLibrary(choice->getString("narrow"));
+  if (!small || !medium || !large || !thin || !shortRows || !narrow)
     return std::nullopt;
-  return GemmChoice{*small, *medium, *large, *thin, *shortRows};
+  return GemmChoice{*small, *medium, *large, *thin, *shortRows, *narrow};
 }
 
 /// Writes `measurement` to `path` (writeFile: a temporary file renamed over
@@ -281,7 +282,7 @@ static bool writeChoice(const std::string &path,
       json.attributeObject("choice", [&] {
         for (GemmClass c :
              {GemmClass::Small, GemmClass::Medium, GemmClass::Large,
-              GemmClass::Thin, GemmClass::Short})
+              GemmClass::Thin, GemmClass::Short, GemmClass::Narrow})
           json.attribute(stringifyGemmClass(c),
                          stringifyLibrary(measurement.choice.get(c)));
       });

@@ -50,7 +50,7 @@ struct MeasuredGemm {
 /// which the two libraries rank differently: on a Zen 3 host the cube
 /// alone made them even (63 / 67 GFLOP/s) and sent the LM step's large
 /// GEMMs to oneDNN, 15 % slower than OpenBLAS on one thread.
-inline constexpr std::array<MeasuredGemm, 7> kMeasuredGemms = {{
+inline constexpr std::array<MeasuredGemm, 9> kMeasuredGemms = {{
     {GemmClass::Small, 64, 64, 32, false},
     {GemmClass::Medium, 256, 128, 128, false},
     {GemmClass::Large, 512, 512, 512, false},
@@ -58,6 +58,9 @@ inline constexpr std::array<MeasuredGemm, 7> kMeasuredGemms = {{
     {GemmClass::Large, 256, 1024, 2048, true},
     {GemmClass::Thin, 1024, 1024, 64, true},
     {GemmClass::Short, 64, 1024, 1024, false},
+    // A convolution's im2col GEMM with 16 filters and its weight gradient.
+    {GemmClass::Narrow, 8192, 16, 144, false},
+    {GemmClass::Narrow, 144, 16, 8192, true},
 }};
 
 /// A class goes to the CBLAS only if it is this much faster than oneDNN

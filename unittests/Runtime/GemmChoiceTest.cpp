@@ -19,8 +19,9 @@ using trellis::runtime::GemmMeasurement;
 using trellis::runtime::judgeGemmRates;
 
 namespace {
-/// Rates {small, medium, large, thin, short} of the CBLAS and of oneDNN.
-GemmMeasurement rates(std::array<double, 5> cblas, std::array<double, 5> dnnl) {
+/// Rates {small, medium, large, thin, short, narrow} of the CBLAS and of
+/// oneDNN.
+GemmMeasurement rates(std::array<double, 6> cblas, std::array<double, 6> dnnl) {
   GemmMeasurement m;
   m.gflops[static_cast<unsigned>(GemmLibrary::Cblas)] = cblas;
   m.gflops[static_cast<unsigned>(GemmLibrary::Dnnl)] = dnnl;
@@ -33,40 +34,45 @@ constexpr auto Dnnl = GemmLibrary::Dnnl;
 } // namespace
 
 TEST(GemmChoice, FasterLibraryTakesEachClass) {
-  GemmMeasurement m = rates({100, 90, 92, 70, 60}, {78, 111, 105, 90, 35});
-  EXPECT_EQ(m.choice, (GemmChoice{Cblas, Dnnl, Dnnl, Dnnl, Cblas}));
+  GemmMeasurement m =
+      rates({100, 90, 92, 70, 60, 30}, {78, 111, 105, 90, 35, 80});
+  EXPECT_EQ(m.choice, (GemmChoice{Cblas, Dnnl, Dnnl, Dnnl, Cblas, Dnnl}));
   EXPECT_FALSE(m.sick[0]);
   EXPECT_FALSE(m.sick[1]);
 }
 
 TEST(GemmChoice, CblasNeedsTheMargin) {
   // 5 % faster is noise: oneDNN keeps the class; 20 % is not.
-  EXPECT_EQ(rates({105, 120, 100, 130, 105}, {100, 100, 100, 100, 100}).choice,
-            (GemmChoice{Dnnl, Cblas, Dnnl, Cblas, Dnnl}));
+  EXPECT_EQ(
+      rates({105, 120, 100, 130, 105, 125}, {100, 100, 100, 100, 100, 100})
+          .choice,
+      (GemmChoice{Dnnl, Cblas, Dnnl, Cblas, Dnnl, Cblas}));
 }
 
 TEST(GemmChoice, SickCblasTakesNothing) {
   // Debian's OpenBLAS on a CPU it does not know: fast on tiny shapes, under
   // half oneDNN's rate on large ones.
-  GemmMeasurement m = rates({120, 40, 45, 40, 200}, {80, 110, 130, 120, 90});
+  GemmMeasurement m =
+      rates({120, 40, 45, 40, 200, 30}, {80, 110, 130, 120, 90, 90});
   EXPECT_TRUE(m.sick[static_cast<unsigned>(Cblas)]);
   EXPECT_FALSE(m.sick[static_cast<unsigned>(Dnnl)]);
   EXPECT_EQ(m.choice, GemmChoice::all(Dnnl));
 }
 
 TEST(GemmChoice, SickDnnlTakesNothing) {
-  GemmMeasurement m = rates({50, 90, 100, 90, 80}, {120, 60, 40, 50, 200});
+  GemmMeasurement m =
+      rates({50, 90, 100, 90, 80, 70}, {120, 60, 40, 50, 200, 90});
   EXPECT_TRUE(m.sick[static_cast<unsigned>(Dnnl)]);
   EXPECT_EQ(m.choice, GemmChoice::all(Cblas));
 }
 
 TEST(GemmChoice, MissingLibraryIsNeverChosen) {
-  EXPECT_EQ(rates({0, 0, 0, 0, 0}, {80, 100, 120, 110, 90}).choice,
+  EXPECT_EQ(rates({0, 0, 0, 0, 0, 0}, {80, 100, 120, 110, 90, 70}).choice,
             GemmChoice::all(Dnnl));
-  EXPECT_EQ(rates({80, 100, 120, 110, 90}, {0, 0, 0, 0, 0}).choice,
+  EXPECT_EQ(rates({80, 100, 120, 110, 90, 70}, {0, 0, 0, 0, 0, 0}).choice,
             GemmChoice::all(Cblas));
   // Neither measured: the default, nothing sick.
-  GemmMeasurement none = rates({0, 0, 0, 0, 0}, {0, 0, 0, 0, 0});
+  GemmMeasurement none = rates({0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0});
   EXPECT_EQ(none.choice, GemmChoice::all(Dnnl));
   EXPECT_FALSE(none.sick[0] || none.sick[1]);
 }
@@ -85,6 +91,14 @@ TEST(GemmChoice, ClassBoundaries) {
   EXPECT_EQ(classifyGemm(64, 1024, 1024), GemmClass::Short);
   EXPECT_EQ(classifyGemm(128, 2048, 2048), GemmClass::Short);
   EXPECT_EQ(classifyGemm(129, 1024, 1024), GemmClass::Large);
+  // Large, neither thin nor short, with N <= 32: narrow (a convolution's
+  // im2col GEMM with 16 filters, its weight gradient).
+  EXPECT_EQ(classifyGemm(19600, 16, 144), GemmClass::Narrow);
+  EXPECT_EQ(classifyGemm(144, 16, 19600), GemmClass::Narrow);
+  EXPECT_EQ(classifyGemm(1 << 20, 32, 1024), GemmClass::Narrow);
+  EXPECT_EQ(classifyGemm(1 << 20, 33, 1024), GemmClass::Large);
+  EXPECT_EQ(classifyGemm(19600, 144, 16), GemmClass::Thin);
+  EXPECT_EQ(classifyGemm(128, 16, 1 << 20), GemmClass::Short);
   EXPECT_EQ(classifyGemm(64, 1024, 64), GemmClass::Medium);
   EXPECT_EQ(classifyGemm(64, 64, 64), GemmClass::Medium);
   EXPECT_EQ(classifyGemm(1, 1, 1), GemmClass::Small);

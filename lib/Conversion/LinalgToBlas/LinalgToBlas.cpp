@@ -390,7 +390,7 @@ struct ConvertLinalgToBlasPass
     };
     trellis::GemmChoice choice{orDefault(sgemmSmall), orDefault(sgemmMedium),
                                orDefault(sgemmLarge), orDefault(sgemmThin),
-                               orDefault(sgemmShort)};
+                               orDefault(sgemmShort), orDefault(sgemmNarrow)};
     for (auto &[op, plan] : gemms) {
       // oneDNN has no f64 GEMM: f64 always goes to CBLAS.
       GemmLibrary library =
@@ -438,6 +438,8 @@ llvm::StringRef trellis::stringifyGemmClass(GemmClass gemmClass) {
     return "thin";
   case GemmClass::Short:
     return "short";
+  case GemmClass::Narrow:
+    return "narrow";
   }
   llvm_unreachable("unknown GEMM class");
 }

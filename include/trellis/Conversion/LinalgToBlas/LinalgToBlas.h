@@ -51,12 +51,19 @@ enum class GemmClass {
   /// gradient over a short batch of rows (64×1024×1024 on Zen 3: OpenBLAS
   /// 51-60 GFLOP/s, oneDNN 35, while the two were even on 512³).
   Short,
+  /// Large, neither thin nor short, with N at most kNarrowGemmN: few output
+  /// columns over many rows, as the im2col GEMM of a convolution with few
+  /// filters is (100·14·14 × 16 × 144 in the Fashion-MNIST RevNet) and its
+  /// weight gradient (144 × 16 × 19600). Zen 4, 2 threads: oneDNN 1.34 ms,
+  /// OpenBLAS 2.8-3.5 ms on the first, while OpenBLAS led the large class.
+  Narrow,
 };
 inline constexpr int64_t kMediumGemmVolume = int64_t(1) << 18;
 inline constexpr int64_t kLargeGemmVolume = int64_t(1) << 24;
 inline constexpr int64_t kThinGemmK = 128;
 inline constexpr int64_t kShortGemmM = 128;
-inline constexpr unsigned kNumGemmClasses = 5;
+inline constexpr int64_t kNarrowGemmN = 32;
+inline constexpr unsigned kNumGemmClasses = 6;
 
 /// Returns the class of an M×N×K GEMM (sizes of at most 2^31, as a BLAS
 /// takes them).
@@ -64,13 +71,14 @@ inline GemmClass classifyGemm(int64_t m, int64_t n, int64_t k) {
   // m·n fits in 62 bits; m·n·k is formed only once it is known to be small.
   int64_t mn = m * n;
   if (k > 0 && mn >= (kLargeGemmVolume + k - 1) / k)
-    return k <= kThinGemmK    ? GemmClass::Thin
-           : m <= kShortGemmM ? GemmClass::Short
-                              : GemmClass::Large;
+    return k <= kThinGemmK     ? GemmClass::Thin
+           : m <= kShortGemmM  ? GemmClass::Short
+           : n <= kNarrowGemmN ? GemmClass::Narrow
+                               : GemmClass::Large;
   return mn * k >= kMediumGemmVolume ? GemmClass::Medium : GemmClass::Small;
 }
 
-/// "small", "medium", "large", "thin" or "short".
+/// "small", "medium", "large", "thin", "short" or "narrow".
 llvm::StringRef stringifyGemmClass(GemmClass gemmClass);
 
 /// The library of the f32 GEMMs of each size class.
@@ -80,10 +88,11 @@ struct GemmChoice {
   GemmLibrary large = GemmLibrary::Dnnl;
   GemmLibrary thin = GemmLibrary::Dnnl;
   GemmLibrary shortRows = GemmLibrary::Dnnl;
+  GemmLibrary narrow = GemmLibrary::Dnnl;
 
   /// The same library for every class.
   static GemmChoice all(GemmLibrary library) {
-    return {library, library, library, library, library};
+    return {library, library, library, library, library, library};
   }
   GemmLibrary get(GemmClass gemmClass) const {
     switch (gemmClass) {
@@ -97,13 +106,15 @@ struct GemmChoice {
       return thin;
     case GemmClass::Short:
       return shortRows;
+    case GemmClass::Narrow:
+      return narrow;
     }
     return large;
   }
   bool operator==(const GemmChoice &other) const {
     return small == other.small && medium == other.medium &&
            large == other.large && thin == other.thin &&
-           shortRows == other.shortRows;
+           shortRows == other.shortRows && narrow == other.narrow;
   }
 };
 

@@ -3,7 +3,7 @@
 // The first compile measures oneDNN's and OpenBLAS's sgemm and keeps the
 // rates and the choice in $XDG_CACHE_HOME/trellis/gemm-choice-<host>.json;
 // later compiles use the kept choice: edited to small/medium/large/thin/
-// short = cblas/dnnl/cblas/dnnl/cblas, the 8³ and 256³ products call cblas_sgemm and the 64³
+// short/narrow = cblas/dnnl/cblas/dnnl/cblas/dnnl, the 8³ and 256³ products call cblas_sgemm and the 64³
 // one dnnl_sgemm. --sgemm=dnnl and --sgemm=cblas fix the library and
 // measure nothing. A damaged file is measured anew; two processes that
 // start at once leave one file; a library's kernel variable set keeps a
@@ -14,14 +14,15 @@
 // RUN: env XDG_CACHE_HOME=%t/xdg trellis-run %s --entry=three --input=%t/a8.npy --input=%t/a64.npy --input=%t/a256.npy --output-dir=%t/first
 // RUN: %python %S/gemm_choice.py check %t %t/first
 // RUN: cat %t/xdg/trellis/gemm-choice-*.json | FileCheck %s --check-prefix=CHECK-FILE
-// CHECK-FILE: "format": 2,
+// CHECK-FILE: "format": 3,
 // CHECK-FILE: "gflops_one_thread": {
 // CHECK-FILE: "dnnl": {
 // CHECK-FILE-NEXT: "small": {{[0-9.e+]+}},
 // CHECK-FILE-NEXT: "medium": {{[0-9.e+]+}},
 // CHECK-FILE-NEXT: "large": {{[0-9.e+]+}},
 // CHECK-FILE-NEXT: "thin": {{[0-9.e+]+}},
-// CHECK-FILE-NEXT: "short": {{[0-9.e+]+}}
+// CHECK-FILE-NEXT: "short": {{[0-9.e+]+}},
+// CHECK-FILE-NEXT: "narrow": {{[0-9.e+]+}}
 // CHECK-FILE: "cblas": {
 // CHECK-FILE-NEXT: "small": {{[0-9.e+]+}},
 // CHECK-FILE: "sick": [
@@ -30,9 +31,10 @@
 // CHECK-FILE-NEXT: "medium": "{{dnnl|cblas}}",
 // CHECK-FILE-NEXT: "large": "{{dnnl|cblas}}",
 // CHECK-FILE-NEXT: "thin": "{{dnnl|cblas}}",
-// CHECK-FILE-NEXT: "short": "{{dnnl|cblas}}"
+// CHECK-FILE-NEXT: "short": "{{dnnl|cblas}}",
+// CHECK-FILE-NEXT: "narrow": "{{dnnl|cblas}}"
 //
-// RUN: %python %S/gemm_choice.py edit %t/xdg/trellis cblas dnnl cblas dnnl cblas
+// RUN: %python %S/gemm_choice.py edit %t/xdg/trellis cblas dnnl cblas dnnl cblas dnnl
 // RUN: env XDG_CACHE_HOME=%t/xdg trellis-run %s --entry=three --input=%t/a8.npy --input=%t/a64.npy --input=%t/a256.npy --output-dir=%t/kept --dump-llvm-ir=%t/kept.ll
 // RUN: FileCheck %s --check-prefix=CHECK-KEPT < %t/kept.ll
 // CHECK-KEPT-DAG: call void @cblas_sgemm(i32 101, i32 111, i32 111, i32 8, i32 8, i32 8,

@@ -43,12 +43,13 @@ def main():
         path = the_file(args[0])
         with open(path) as f:
             kept = json.load(f)
-        kept["choice"] = dict(zip(("small", "medium", "large", "thin", "short"), args[1:6]))
+        kept["choice"] = dict(zip(("small", "medium", "large", "thin", "short", "narrow"),
+                                  args[1:7]))
         with open(path, "w") as f:
             json.dump(kept, f)
     elif command == "damage":
         with open(the_file(args[0]), "w") as f:
-            f.write("{\"format\": 2, \"choice\": ")
+            f.write("{\"format\": 3, \"choice\": ")
     else:
         sys.exit(f"unknown command {command}")
 
