@@ -214,3 +214,19 @@ def test_reversible_example_model():
 
     model, *_ = check_layer(layer, [((B, 6), "f64", 0)], ref)
     assert len(model.params) == 30 and model.function().count("nn.reversible_half_residual") == 4
+
+
+def test_slice_and_reshape():
+    """Slice along an axis and Reshape (batch included, one -1), forward and
+    gradient against PyTorch; bad ranges and sizes are clear errors."""
+    check_layer(tl.Serial(tl.Slice(1, 4), tl.Reshape(-1, D)), [((B, L, D), "f64", 0)],
+                lambda p, x: x[:, 1:4].reshape(-1, D))
+    check_layer(tl.Slice(2, 7, axis=-1), [((B, L, D), "f64", 0)], lambda p, x: x[..., 2:7])
+    with pytest.raises(ShapeError, match=r"\[3:9\] is not a non-empty range of dimension 1"):
+        tl.Model(tl.Slice(3, 9), [(B, L, D)])
+    with pytest.raises(ShapeError, match="no axis 3"):
+        tl.Model(tl.Slice(0, 1, axis=3), [(B, L, D)])
+    with pytest.raises(ShapeError, match=r"Reshape\(7, -1\): tensor<3x5x8xf32> has 120 elements"):
+        tl.Model(tl.Reshape(7, -1), [(B, L, D)])
+    with pytest.raises(ValueError, match="at most one -1"):
+        tl.Reshape(-1, -1)

@@ -507,6 +507,55 @@ class Flatten(Layer):
         return [b.flatten(x)]
 
 
+class Slice(Layer):
+    """x[..., start:stop, ...] along `axis` (tensor.extract_slice): e.g. the
+    positions of a sequence whose next tokens are scored."""
+
+    def __init__(self, start, stop, axis=1):
+        self.start, self.stop, self.axis = int(start), int(stop), int(axis)
+
+    def forward(self, b, xs):
+        (x,) = xs
+        if not -len(x.shape) <= self.axis < len(x.shape):
+            raise ShapeError(f"{self!r}: no axis {self.axis} in {x.type}")
+        axis = self.axis % len(x.shape)
+        if not 0 <= self.start < self.stop <= x.shape[axis]:
+            raise ShapeError(f"{self!r}: [{self.start}:{self.stop}] is not a non-empty "
+                             f"range of dimension {axis} of {x.type}")
+        offsets, sizes = [0] * len(x.shape), list(x.shape)
+        offsets[axis], sizes[axis] = self.start, self.stop - self.start
+        return [b.slice(x, offsets, sizes)]
+
+    def __repr__(self):
+        return f"Slice({self.start}, {self.stop}, axis={self.axis})"
+
+
+class Reshape(Layer):
+    """The row-major reshape to `shape`, batch dimension included (static,
+    as every Trellis shape; one -1 stands for the rest): e.g. Reshape(-1, D)
+    merges the batch and sequence dimensions of a BxLxD tensor."""
+
+    def __init__(self, *shape):
+        self.shape = tuple(int(d) for d in shape)
+        if sum(d == -1 for d in self.shape) > 1 or any(d < -1 or d == 0 for d in self.shape):
+            raise ValueError(f"Reshape{self.shape}: sizes must be positive, with at most one -1")
+
+    def forward(self, b, xs):
+        (x,) = xs
+        n = math.prod(x.shape)
+        known = math.prod(d for d in self.shape if d != -1)
+        if -1 in self.shape and n % known == 0:
+            shape = tuple(n // known if d == -1 else d for d in self.shape)
+        else:
+            shape = self.shape
+        if math.prod(shape) != n:
+            raise ShapeError(f"{self!r}: {x.type} has {n} elements")
+        return [b.reshape(x, shape)]
+
+    def __repr__(self):
+        return f"Reshape{self.shape}"
+
+
 class Mean(Layer):
     """The mean of all elements, a scalar."""
 

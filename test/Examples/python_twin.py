@@ -1,5 +1,5 @@
-"""examples/reformer/train.py: the Trax-style layers rebuild the reversible
-language model of examples/reformer/model.mlir.
+"""examples/EXAMPLE/train.py (reformer, transformer): the Trax-style layers
+rebuild the language model of examples/EXAMPLE/model.mlir.
 
 * same_signature: the package's @train_step takes the parameters in
   model.mlir's order and shapes (then Adam's moments, as model.mlir does);
@@ -11,10 +11,10 @@ language model of examples/reformer/model.mlir.
   updates of gradients of size ~eps);
 * same_eval: the held-out loss on the same parameters within 1e-5 and the
   same accuracy;
-* accuracy: the Python Trainer, 150 steps, >= 95 % held-out accuracy on the
-  copied half (as test/Examples/reformer.test asks of trellis-train).
+* accuracy: the Python Trainer, STEPS steps, reaches MIN_ACCURACY held-out
+  (as test/Examples/EXAMPLE.test asks of trellis-train).
 
-usage: python_reformer.py WORKDIR SRC_ROOT"""
+usage: python_twin.py WORKDIR SRC_ROOT EXAMPLE STEPS MIN_ACCURACY"""
 
 import os
 import re
@@ -25,12 +25,13 @@ import numpy as np
 
 from trellis_testing.run import Checker, run_entry, write_model
 
-work, src = sys.argv[1], sys.argv[2]
+work, src, name = sys.argv[1], sys.argv[2], sys.argv[3]
+steps, min_accuracy = int(sys.argv[4]), float(sys.argv[5])
 os.makedirs(work, exist_ok=True)
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-example = os.path.join(src, "examples", "reformer")
+example = os.path.join(src, "examples", name)
 sys.path.insert(0, example)
-import train  # noqa: E402  (examples/reformer/train.py)
+import train  # noqa: E402  (examples/<name>/train.py)
 
 check = Checker()
 with open(os.path.join(example, "model.mlir")) as f:
@@ -48,7 +49,7 @@ def signature(text, fn):
 
 n = len(trainer.param_shapes)
 ref_types, our_types = signature(reference, "train_step"), signature(trainer.text, "train_step")
-check.expect("reformer.same_signature",
+check.expect(f"{name}.same_signature",
              our_types[:3 * n] == ref_types[:3 * n],
              f"{n} parameters, then the two Adam moments, in the same order and shapes")
 
@@ -94,11 +95,11 @@ def norm_rel(a, b):
 
 
 loss_err = abs(float(got[-1]) - float(ref[-1])) / abs(float(ref[-1]))
-check.expect("reformer.same_step.loss", loss_err <= 1e-5,
+check.expect(f"{name}.same_step.loss", loss_err <= 1e-5,
              f"loss {float(got[-1]):.6f} vs {float(ref[-1]):.6f} (relative {loss_err:.1e})")
 for what, lo, tol in (("exp_avg", n, 1e-4), ("exp_avg_sq", 2 * n, 1e-4)):
     err = norm_rel(got[lo:lo + n], ref[lo:lo + n])
-    check.expect(f"reformer.same_step.{what}", err <= tol,
+    check.expect(f"{name}.same_step.{what}", err <= tol,
                  f"norm-relative difference {err:.2e} (<= {tol:g})")
 # The two Adams differ only in where eps enters, which matters for the
 # gradients of size ~eps (rows of unused embeddings): the package's step is
@@ -106,19 +107,19 @@ for what, lo, tol in (("exp_avg", n, 1e-4), ("exp_avg_sq", 2 * n, 1e-4)):
 m1, v1 = [a.astype(np.float64) for a in got[n:2 * n]], [a.astype(np.float64) for a in got[2 * n:3 * n]]
 want = [p - train.LR * (m / 0.1) / (np.sqrt(v / 0.02) + 1e-9) for p, m, v in zip(params, m1, v1)]
 err = norm_rel(got[:n], want)
-check.expect("reformer.same_step.params", err <= 1e-6,
+check.expect(f"{name}.same_step.params", err <= 1e-6,
              f"new parameters vs PyTorch's Adam step in NumPy: norm-relative {err:.2e} (<= 1e-6)")
 
 ref_eval, our_eval = both("eval", eb, train.EVAL_BATCH)
 ref_acc, ref_loss = float(ref_eval[0]), float(ref_eval[1])   # model.mlir: accuracy, loss
 our_loss, our_acc = float(our_eval[0]), float(our_eval[1])   # the package: loss, accuracy
-check.expect("reformer.same_eval",
+check.expect(f"{name}.same_eval",
              abs(our_loss - ref_loss) <= 1e-5 * abs(ref_loss) and our_acc == ref_acc,
              f"held-out loss {our_loss:.6f} vs {ref_loss:.6f}, accuracy {our_acc} vs {ref_acc}")
 
-result = trainer.fit(dict(batch), steps=150, output_dir=os.path.join(work, "run"),
-                     eval_data=dict(eb), eval_every=150)
+result = trainer.fit(dict(batch), steps=steps, output_dir=os.path.join(work, "run"),
+                     eval_data=dict(eb), eval_every=steps)
 acc = result.evals[-1]["accuracy"]
-check.expect("reformer.accuracy", acc >= 0.95,
-             f"held-out accuracy on the copied half {acc:.4f} after 150 steps (>= 0.95)")
+check.expect(f"{name}.accuracy", acc >= min_accuracy,
+             f"held-out accuracy {acc:.4f} after {steps} steps (>= {min_accuracy})")
 check.finish()
