@@ -222,8 +222,9 @@ LogicalResult reverseInvertibleLoop(scf::ForOp op, InvertibleOpInterface step,
   // that slice of the accumulator (O(slice), in place), instead of through
   // extract_slice's rule, which would build and add a whole zero stack per
   // iteration.
-  SmallVector<Value> accumulators(
-      iter.drop_front(2 * numCarried).begin(), iter.end());
+  // (One range: the begin of a drop_front and the end of `iter` are
+  // iterators of two ranges, which an assertion build rejects.)
+  SmallVector<Value> accumulators(iter.drop_front(2 * numCarried));
   SmallVector<Operation *> others;
   for (Operation *clone : prepared) {
     auto slice = dyn_cast<tensor::ExtractSliceOp>(clone);
