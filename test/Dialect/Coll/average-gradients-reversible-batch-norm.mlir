@@ -4,22 +4,22 @@
 // recomputes (a collective there would run again per block for a dead
 // value); with batch-norm=sync the batch norm itself reduces its batch
 // moments over the axis.
-// RUN: trellis-opt %s --coll-average-gradients | FileCheck %s --check-prefix=LOCAL
-// RUN: trellis-opt %s '--coll-average-gradients=batch-norm=sync' | FileCheck %s --check-prefix=SYNC
+// RUN: trellis-opt %s --coll-average-gradients | FileCheck %s --check-prefix=CHECK-LOCAL
+// RUN: trellis-opt %s '--coll-average-gradients=batch-norm=sync' | FileCheck %s --check-prefix=CHECK-SYNC
 
-// LOCAL-LABEL: func.func private @loss
-// LOCAL: %[[Y:.*]]:4 = nn.reversible_serial
-// LOCAL-NOT: coll.pmean
-// LOCAL: nn.yield %{{.*}}#0, %{{.*}}#1, %{{.*}}#2, %{{.*}}#3
-// LOCAL-NEXT: }
-// LOCAL-DAG: %[[V:.*]] = coll.pmean %[[Y]]#3 {axis = "batch"}
-// LOCAL-DAG: %[[M:.*]] = coll.pmean %[[Y]]#2 {axis = "batch"}
-// LOCAL: return %{{.*}}, %[[M]], %[[V]]
+// CHECK-LOCAL-LABEL: func.func private @loss
+// CHECK-LOCAL: %[[Y:.*]]:4 = nn.reversible_serial
+// CHECK-LOCAL-NOT: coll.pmean
+// CHECK-LOCAL: nn.yield %{{.*}}#0, %{{.*}}#1, %{{.*}}#2, %{{.*}}#3
+// CHECK-LOCAL-NEXT: }
+// CHECK-LOCAL-DAG: %[[V:.*]] = coll.pmean %[[Y]]#3 {axis = "batch"}
+// CHECK-LOCAL-DAG: %[[M:.*]] = coll.pmean %[[Y]]#2 {axis = "batch"}
+// CHECK-LOCAL: return %{{.*}}, %[[M]], %[[V]]
 
-// SYNC-LABEL: func.func private @loss
-// SYNC: nn.batch_norm {{.*}} {axis_name = "batch"}
-// SYNC-NOT: coll.pmean
-// SYNC: return
+// CHECK-SYNC-LABEL: func.func private @loss
+// CHECK-SYNC: nn.batch_norm {{.*}} {axis_name = "batch"}
+// CHECK-SYNC-NOT: coll.pmean
+// CHECK-SYNC: return
 func.func private @loss(%x1: tensor<2x4xf32>, %x2: tensor<2x4xf32>, %s: tensor<4xf32>,
                         %b: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>)
     -> (tensor<f32>, tensor<4xf32>, tensor<4xf32>) {
