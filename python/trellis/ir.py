@@ -78,7 +78,6 @@ class Builder:
         self.states, self.new_states = [], {}
         self._names, self._scopes = {}, {}
         self.rng, self._keys = None, 0
-        self._arity = {}  # results of the region ops emitted
 
     # -- names and lines -------------------------------------------------
     def fresh(self, hint="v"):
@@ -292,13 +291,14 @@ class Builder:
                   f": {x.type} to {r.type}")
         return r
 
-    def region_op(self, op, operands, block_args, body, n_results):
+    def region_op(self, op, operands, block_args, body):
         """Emits `op` with one region: block arguments `block_args` (values
-        whose names are fresh), `body()` returning the values to yield.
-        Layer state the body updates (a BatchNorm in a RevNet block) is
-        yielded after them and returned by the op as its trailing results,
-        which become the state's new values. Returns the yielded values and
-        the results' base name."""
+        whose names are fresh), `body()` returning the values to yield. The
+        op returns as many values as it takes, of their types (the
+        reversible ops), then the layer state the body updates (a BatchNorm
+        in a RevNet block): it is yielded after the body's values, and the
+        op's trailing results become the state's new values. Returns the
+        op's leading results."""
         base = self.fresh(op.split(".")[-1])
         types = ", ".join(v.type for v in operands)
         head = len(self.lines)
@@ -313,20 +313,15 @@ class Builder:
                   f"{', '.join(v.type for v in out)}")
         self.depth -= 1
         self.emit("}")
-        total = n_results + len(updated)
-        self._arity[base] = total
-        name = f"{base}:{total}" if total > 1 else base
+        total = len(operands) + len(updated)
+        results = f"{base}:{total}" if total > 1 else base
         self.lines[head] = ("  " * self.depth +
-                            f"{name} = {op} {', '.join(map(str, operands))} : {types} {{")
+                            f"{results} = {op} {', '.join(map(str, operands))} : {types} {{")
+        name = (lambda i: f"{base}#{i}") if total > 1 else (lambda i: base)
         for i, k in enumerate(updated):
             v = self.new_states[k]
-            self.new_states[k] = Value(f"{base}#{n_results + i}", v.shape, v.dtype)
-        return yielded, base
-
-    def results(self, base, like):
-        if self._arity.get(base, len(like)) == 1:
-            return [Value(base, like[0].shape, like[0].dtype)]
-        return [Value(f"{base}#{i}", v.shape, v.dtype) for i, v in enumerate(like)]
+            self.new_states[k] = Value(name(len(operands) + i), v.shape, v.dtype)
+        return [Value(name(i), v.shape, v.dtype) for i, v in enumerate(operands)]
 
     def swap(self, a, b):
         base = self.fresh("swap")

@@ -611,8 +611,7 @@ class ReversibleHalfResidual(Layer):
                                  f"the accumulator {acc.type}")
             return [r]
 
-        _, base = b.region_op("nn.reversible_half_residual", xs, args, body, len(xs))
-        return b.results(base, xs)
+        return b.region_op("nn.reversible_half_residual", xs, args, body)
 
 
 class ReversibleSerial(Layer):
@@ -628,9 +627,8 @@ class ReversibleSerial(Layer):
 
     def forward(self, b, xs):
         args = [ir.Value(b.fresh("r"), x.shape, x.dtype) for x in xs]
-        yielded, base = b.region_op("nn.reversible_serial", xs, args,
-                                    lambda: self.body.forward(b, args), len(xs))
-        return b.results(base, yielded)
+        return b.region_op("nn.reversible_serial", xs, args,
+                           lambda: self.body.forward(b, args))
 
 
 # -- models ---------------------------------------------------------------

@@ -85,18 +85,17 @@ class _Tracer(torch.fx.Tracer):
 
 class _State:
     """Layer state met while tracing (BatchNorm2d in training mode: its
-    running statistics): the values standing for the buffers, their names
-    and initial arrays, and the values they are updated to."""
+    running statistics): the values standing for the buffers, their names,
+    and the values they are updated to."""
 
     def __init__(self, dtype, stateful=False, inference=False):
-        self.dtype, self.names, self.values, self.initial, self.new = dtype, [], [], [], []
+        self.dtype, self.names, self.values, self.new = dtype, [], [], []
         self.stateful, self.inference = stateful, inference
 
     def read(self, name, buffer):
         v = ir.Value(f"%s{len(self.values)}", tuple(buffer.shape), self.dtype)
         self.names.append(name)
         self.values.append(v)
-        self.initial.append(buffer.detach().cpu().numpy().astype(_NUMPY[self.dtype]))
         self.new.append(v)
         return v
 
@@ -291,14 +290,11 @@ class _Emitter:
         self.b.emit(f"{r} = arith.select {m}, {fill}, {x} : {m.type}, {x.type}")
         return r
 
-    def extract_slice(self, x, offsets, sizes, strides):
-        return self.b.slice(x, offsets, sizes, strides)
-
     def narrow(self, x, dim, start, length):
         dim %= len(x.shape)
         offsets, sizes = [0] * len(x.shape), list(x.shape)
         offsets[dim], sizes[dim] = start, length
-        return self.extract_slice(x, offsets, sizes, [1] * len(x.shape))
+        return self.b.slice(x, offsets, sizes)
 
     def index(self, x, index, node):
         """x[index] for ints, slices (with steps), Ellipsis and None:
@@ -335,7 +331,7 @@ class _Emitter:
                 start, size, step = it % n, 1, 1
             offsets.append(start), sizes.append(size), strides.append(step)
             d += 1
-        return self.reshape(self.extract_slice(x, offsets, sizes, strides), _meta_shape(node))
+        return self.reshape(self.b.slice(x, offsets, sizes, strides), _meta_shape(node))
 
     def concat(self, xs, dim, shape):
         if len(xs) == 1:
@@ -995,7 +991,8 @@ def layer(module, example_args):
                           "call module.eval() (or use trellis.layers.Dropout)")
     n, k = len(ex.param_names), len(ex.state.names)
     n_results = len(ex.outputs) - k
-    # Mode 'eval' (a Trainer's @eval) normalizes with the running statistics.
+    # Mode 'eval' (a Trainer's @eval) normalizes with the running statistics:
+    # a second trace, needed only when the module has them.
     traces = {"train": ex}
 
     class _Imported(tl.Layer):
@@ -1004,8 +1001,9 @@ def layer(module, example_args):
 
         def forward(self, b, xs):
             if b.mode not in traces:
-                traces[b.mode] = trace(module, example_args, stateful=True,
-                                       inference=b.mode != "train")
+                traces[b.mode] = (trace(module, example_args, stateful=True,
+                                        inference=True)
+                                  if traces["train"].state.names else traces["train"])
             ex = traces[b.mode]
             for x, a in zip(xs, ex.args[n + k:]):
                 if x.shape != a.shape or x.dtype != a.dtype:
