@@ -70,8 +70,6 @@ namespace {
 /// (lib/Train/Convention.cpp, docs/training.md).
 constexpr llvm::StringLiteral kBatchAttr = "trellis.batch";
 
-/// What `operand`, a differentiated operand, is: an argument of the
-/// function around it, with or without `trellis.batch`, or another value.
 /// Where the layer state `state` leaves the reversible layers around it: a
 /// batch norm in a RevNet block yields its statistics through every
 /// enclosing reversible op, which returns them as layer state. Reducing them
@@ -95,6 +93,8 @@ Value outermostState(Value state) {
   return state;
 }
 
+/// What `operand`, a differentiated operand, is: an argument of the
+/// function around it, with or without `trellis.batch`, or another value.
 GradientArgKind classifyOperand(Value operand) {
   auto arg = dyn_cast<BlockArgument>(operand);
   auto func = arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp())

@@ -86,22 +86,10 @@ public:
 
 namespace trellis::ad {
 
-/// Residual blocks an f32 reversible stack may run before its reconstruction
-/// is reported to drift (docs/reversible.md, "Inverting a stack, and
-/// drift": at 128 blocks the gradient's relative error reaches 1.4e-4, at 64
-/// it stays near 1e-6).
-inline constexpr int64_t kF32DriftDepth = 64;
-
-/// The residual blocks `stack` runs: its invertible ops whose regions hold
-/// no invertible op (a residual's body, not a serial of them; swaps add no
-/// rounding), times the trip count when `stack` is an scf.for of invertible
-/// steps. nullopt when that trip count is not static.
-std::optional<int64_t> countResidualBlocks(mlir::Operation *stack);
-
 /// Emits a remark on `stack` (an invertible op or a loop of invertible
 /// steps whose reverse pass reconstructs instead of storing) when its values
-/// are f32 and it runs more than kF32DriftDepth residual blocks: the
-/// reconstruction then drifts measurably from the stored computation.
+/// are f32 and it runs more than 64 residual blocks: the reconstruction then
+/// drifts measurably from the stored computation (docs/reversible.md).
 void remarkOnReconstructionDrift(mlir::Operation *stack);
 
 } // namespace trellis::ad
