@@ -149,31 +149,51 @@ class Fn:
         return r
 
     # -- reversible layers ---------------------------------------------------
+    def _region(self, op, hint, operands, arg_like, arg_hints, body):
+        """Emits `op` of `operands` with one region whose block arguments are
+        fresh values typed like `arg_like`, named `arg_hints` (made after the
+        op's name): `body(args)` emits the region and returns the values to
+        yield, or (values, [layer state...]); the state is yielded after
+        them. The op returns as many values as it takes, typed like its
+        operands, then the state: returns (results, state results)."""
+        r = self.fresh(hint)
+        head = len(self.lines)
+        self.emit("")  # the op's line, once its number of results is known
+        args = [V(self.fresh(h), x.shape, x.dt) for h, x in zip(arg_hints, arg_like)]
+        self.emit(f"^bb0({', '.join(f'{a}: {a.t}' for a in args)}):")
+        outer = self.indent
+        self.indent += "  "
+        out = body(args)
+        out, state = out if isinstance(out, tuple) else (out, [])
+        values = list(out) + list(state)
+        self.emit(f"nn.yield {', '.join(map(str, values))} : {', '.join(v.t for v in values)}")
+        self.indent = outer
+        self.emit("}")
+        n = len(operands) + len(state)
+        self.lines[head] = (f"{self.indent}{r}:{n} = {op} {', '.join(map(str, operands))} : "
+                            f"{', '.join(x.t for x in operands)} {{")
+        results = [V(f"{r}#{i}", v.shape, v.dt) for i, v in enumerate(list(operands) + list(state))]
+        return results[:len(operands)], results[len(operands):]
+
     def half_residual(self, acc, ctx, body, hint):
         """nn.reversible_half_residual: acc' = acc + body(ctx); returns
         (acc', ctx). `body(u)` emits the residual of the block argument u;
         a body with layer state (batch norm's running statistics) returns
         (residual, [new state...]), which the op returns after ctx:
         then the result is (acc', ctx, [new state...])."""
-        r = self.fresh(hint)
-        head = len(self.lines)
-        self.emit("")  # the op's line, once its number of results is known
-        u = V(self.fresh("u"), ctx.shape)
-        self.emit(f"^bb0({u}: {u.t}):")
-        outer = self.indent
-        self.indent += "  "
-        y = body(u)
-        y, state = y if isinstance(y, tuple) else (y, [])
-        out = [y] + list(state)
-        self.emit(f"nn.yield {', '.join(map(str, out))} : {', '.join(v.t for v in out)}")
-        self.indent = outer
-        self.emit("}")
-        self.lines[head] = (f"{self.indent}{r}:{2 + len(state)} = nn.reversible_half_residual "
-                            f"{acc}, {ctx} : {acc.t}, {ctx.t} {{")
-        pair = (V(f"{r}#0", acc.shape), V(f"{r}#1", ctx.shape))
-        if not state:
-            return pair
-        return pair + ([V(f"{r}#{2 + i}", v.shape, v.dt) for i, v in enumerate(state)],)
+        def region(args):
+            y = body(args[0])
+            y, state = y if isinstance(y, tuple) else (y, [])
+            return [y], state
+        (a, c), state = self._region("nn.reversible_half_residual", hint, [acc, ctx], [ctx],
+                                     ["u"], region)
+        return (a, c, state) if state else (a, c)
+
+    def serial(self, inputs, body, hint, arg_hints):
+        """nn.reversible_serial of `inputs`: `body(args)` emits the chain on
+        the block arguments (named `arg_hints`) and returns its outputs, or
+        (outputs, [layer state...]). Returns (outputs, state results)."""
+        return self._region("nn.reversible_serial", hint, inputs, inputs, arg_hints, body)
 
     def swap(self, a, b):
         """nn.reversible_swap: (a, b) -> (b, a)."""

@@ -97,26 +97,20 @@ def make_forward(blocks, plain):
                     new_state += ms
             y1, y2 = x1, x2
         else:
-            base = f.fresh("rev")
-            head = len(f.lines)
-            f.emit("")  # the serial's line, once its state is known
-            c1, c2 = V(f.fresh("c"), h.shape), V(f.fresh("c"), h.shape)
-            f.emit(f"^bb0({c1}: {c1.t}, {c2}: {c2.t}):")
-            inner = []
-            for k in range(blocks):
-                for half in "fg":
-                    a1, a2, ms = f.half_residual(
-                        c1, c2, lambda u, name=f"{half}{k}": residual(
-                            f, p, s, name, u, no_bias, training), f"h{half}{k}_")
-                    c1, c2 = f.swap(a1, a2)
-                    inner += ms
-            out = [c1, c2] + inner
-            f.emit(f"  nn.yield {', '.join(map(str, out))} : {', '.join(v.t for v in out)}")
-            f.emit("}")
-            f.lines[head] = (f"{f.indent}{base}:{len(out)} = nn.reversible_serial "
-                             f"{h}, {h} : {h.t}, {h.t} {{")
-            y1, y2 = V(f"{base}#0", h.shape), V(f"{base}#1", h.shape)
-            new_state += [V(f"{base}#{2 + i}", v.shape) for i, v in enumerate(inner)]
+            def blocks_of(args):
+                c1, c2 = args
+                inner = []
+                for k in range(blocks):
+                    for half in "fg":
+                        a1, a2, ms = f.half_residual(
+                            c1, c2, lambda u, name=f"{half}{k}": residual(
+                                f, p, s, name, u, no_bias, training), f"h{half}{k}_")
+                        c1, c2 = f.swap(a1, a2)
+                        inner += ms
+                return [c1, c2], inner
+
+            (y1, y2), stats = f.serial([h, h], blocks_of, "rev", ["c", "c"])
+            new_state += stats
         h = f.max_pool2d(f.relu(f.add(y1, y2)), (2, 2), hint="pool1")
         logits = f.dense(f.flatten(h), p["w_out"], p["bias_out"], "logits")
         return logits, b["y"], new_state

@@ -135,150 +135,150 @@ func.func private @loss(%w0: tensor<3x3x1x16xf32>,
   %pool0_8 = nn.max_pool2d %relu_7 {window = array<i64: 2, 2>} : (tensor<100x28x28x16xf32>) -> tensor<100x14x14x16xf32>
   %rev_9:34 = nn.reversible_serial %pool0_8, %pool0_8 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
   ^bb0(%c_10: tensor<100x14x14x16xf32>, %c_11: tensor<100x14x14x16xf32>):
-  %hf0__12:4 = nn.reversible_half_residual %c_10, %c_11 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
-  ^bb0(%u_13: tensor<100x14x14x16xf32>):
-    %f0c1_14 = nn.conv2d %u_13, %f0w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    %f0bn_15, %f0bn_mean_16, %f0bn_var_17 = nn.batch_norm %f0c1_14, %f0bn_scale, %f0bn_bias, %f0bn_mean, %f0bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_18 = nn.relu %f0bn_15 : tensor<100x14x14x16xf32>
-    %f0c2_19 = nn.conv2d %relu_18, %f0w2, %f0b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    nn.yield %f0c2_19, %f0bn_mean_16, %f0bn_var_17 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_20:2 = nn.reversible_swap %hf0__12#0, %hf0__12#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hg0__21:4 = nn.reversible_half_residual %swap_20#0, %swap_20#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
-  ^bb0(%u_22: tensor<100x14x14x16xf32>):
-    %g0c1_23 = nn.conv2d %u_22, %g0w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    %g0bn_24, %g0bn_mean_25, %g0bn_var_26 = nn.batch_norm %g0c1_23, %g0bn_scale, %g0bn_bias, %g0bn_mean, %g0bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_27 = nn.relu %g0bn_24 : tensor<100x14x14x16xf32>
-    %g0c2_28 = nn.conv2d %relu_27, %g0w2, %g0b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    nn.yield %g0c2_28, %g0bn_mean_25, %g0bn_var_26 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_29:2 = nn.reversible_swap %hg0__21#0, %hg0__21#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hf1__30:4 = nn.reversible_half_residual %swap_29#0, %swap_29#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
-  ^bb0(%u_31: tensor<100x14x14x16xf32>):
-    %f1c1_32 = nn.conv2d %u_31, %f1w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    %f1bn_33, %f1bn_mean_34, %f1bn_var_35 = nn.batch_norm %f1c1_32, %f1bn_scale, %f1bn_bias, %f1bn_mean, %f1bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_36 = nn.relu %f1bn_33 : tensor<100x14x14x16xf32>
-    %f1c2_37 = nn.conv2d %relu_36, %f1w2, %f1b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    nn.yield %f1c2_37, %f1bn_mean_34, %f1bn_var_35 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_38:2 = nn.reversible_swap %hf1__30#0, %hf1__30#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hg1__39:4 = nn.reversible_half_residual %swap_38#0, %swap_38#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
-  ^bb0(%u_40: tensor<100x14x14x16xf32>):
-    %g1c1_41 = nn.conv2d %u_40, %g1w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    %g1bn_42, %g1bn_mean_43, %g1bn_var_44 = nn.batch_norm %g1c1_41, %g1bn_scale, %g1bn_bias, %g1bn_mean, %g1bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_45 = nn.relu %g1bn_42 : tensor<100x14x14x16xf32>
-    %g1c2_46 = nn.conv2d %relu_45, %g1w2, %g1b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    nn.yield %g1c2_46, %g1bn_mean_43, %g1bn_var_44 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_47:2 = nn.reversible_swap %hg1__39#0, %hg1__39#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hf2__48:4 = nn.reversible_half_residual %swap_47#0, %swap_47#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
-  ^bb0(%u_49: tensor<100x14x14x16xf32>):
-    %f2c1_50 = nn.conv2d %u_49, %f2w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    %f2bn_51, %f2bn_mean_52, %f2bn_var_53 = nn.batch_norm %f2c1_50, %f2bn_scale, %f2bn_bias, %f2bn_mean, %f2bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_54 = nn.relu %f2bn_51 : tensor<100x14x14x16xf32>
-    %f2c2_55 = nn.conv2d %relu_54, %f2w2, %f2b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    nn.yield %f2c2_55, %f2bn_mean_52, %f2bn_var_53 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_56:2 = nn.reversible_swap %hf2__48#0, %hf2__48#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hg2__57:4 = nn.reversible_half_residual %swap_56#0, %swap_56#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
-  ^bb0(%u_58: tensor<100x14x14x16xf32>):
-    %g2c1_59 = nn.conv2d %u_58, %g2w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    %g2bn_60, %g2bn_mean_61, %g2bn_var_62 = nn.batch_norm %g2c1_59, %g2bn_scale, %g2bn_bias, %g2bn_mean, %g2bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_63 = nn.relu %g2bn_60 : tensor<100x14x14x16xf32>
-    %g2c2_64 = nn.conv2d %relu_63, %g2w2, %g2b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    nn.yield %g2c2_64, %g2bn_mean_61, %g2bn_var_62 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_65:2 = nn.reversible_swap %hg2__57#0, %hg2__57#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hf3__66:4 = nn.reversible_half_residual %swap_65#0, %swap_65#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
-  ^bb0(%u_67: tensor<100x14x14x16xf32>):
-    %f3c1_68 = nn.conv2d %u_67, %f3w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    %f3bn_69, %f3bn_mean_70, %f3bn_var_71 = nn.batch_norm %f3c1_68, %f3bn_scale, %f3bn_bias, %f3bn_mean, %f3bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_72 = nn.relu %f3bn_69 : tensor<100x14x14x16xf32>
-    %f3c2_73 = nn.conv2d %relu_72, %f3w2, %f3b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    nn.yield %f3c2_73, %f3bn_mean_70, %f3bn_var_71 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_74:2 = nn.reversible_swap %hf3__66#0, %hf3__66#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hg3__75:4 = nn.reversible_half_residual %swap_74#0, %swap_74#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
-  ^bb0(%u_76: tensor<100x14x14x16xf32>):
-    %g3c1_77 = nn.conv2d %u_76, %g3w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    %g3bn_78, %g3bn_mean_79, %g3bn_var_80 = nn.batch_norm %g3c1_77, %g3bn_scale, %g3bn_bias, %g3bn_mean, %g3bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_81 = nn.relu %g3bn_78 : tensor<100x14x14x16xf32>
-    %g3c2_82 = nn.conv2d %relu_81, %g3w2, %g3b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    nn.yield %g3c2_82, %g3bn_mean_79, %g3bn_var_80 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_83:2 = nn.reversible_swap %hg3__75#0, %hg3__75#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hf4__84:4 = nn.reversible_half_residual %swap_83#0, %swap_83#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
-  ^bb0(%u_85: tensor<100x14x14x16xf32>):
-    %f4c1_86 = nn.conv2d %u_85, %f4w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    %f4bn_87, %f4bn_mean_88, %f4bn_var_89 = nn.batch_norm %f4c1_86, %f4bn_scale, %f4bn_bias, %f4bn_mean, %f4bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_90 = nn.relu %f4bn_87 : tensor<100x14x14x16xf32>
-    %f4c2_91 = nn.conv2d %relu_90, %f4w2, %f4b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    nn.yield %f4c2_91, %f4bn_mean_88, %f4bn_var_89 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_92:2 = nn.reversible_swap %hf4__84#0, %hf4__84#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hg4__93:4 = nn.reversible_half_residual %swap_92#0, %swap_92#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
-  ^bb0(%u_94: tensor<100x14x14x16xf32>):
-    %g4c1_95 = nn.conv2d %u_94, %g4w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    %g4bn_96, %g4bn_mean_97, %g4bn_var_98 = nn.batch_norm %g4c1_95, %g4bn_scale, %g4bn_bias, %g4bn_mean, %g4bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_99 = nn.relu %g4bn_96 : tensor<100x14x14x16xf32>
-    %g4c2_100 = nn.conv2d %relu_99, %g4w2, %g4b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    nn.yield %g4c2_100, %g4bn_mean_97, %g4bn_var_98 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_101:2 = nn.reversible_swap %hg4__93#0, %hg4__93#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hf5__102:4 = nn.reversible_half_residual %swap_101#0, %swap_101#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
-  ^bb0(%u_103: tensor<100x14x14x16xf32>):
-    %f5c1_104 = nn.conv2d %u_103, %f5w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    %f5bn_105, %f5bn_mean_106, %f5bn_var_107 = nn.batch_norm %f5c1_104, %f5bn_scale, %f5bn_bias, %f5bn_mean, %f5bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_108 = nn.relu %f5bn_105 : tensor<100x14x14x16xf32>
-    %f5c2_109 = nn.conv2d %relu_108, %f5w2, %f5b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    nn.yield %f5c2_109, %f5bn_mean_106, %f5bn_var_107 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_110:2 = nn.reversible_swap %hf5__102#0, %hf5__102#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hg5__111:4 = nn.reversible_half_residual %swap_110#0, %swap_110#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
-  ^bb0(%u_112: tensor<100x14x14x16xf32>):
-    %g5c1_113 = nn.conv2d %u_112, %g5w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    %g5bn_114, %g5bn_mean_115, %g5bn_var_116 = nn.batch_norm %g5c1_113, %g5bn_scale, %g5bn_bias, %g5bn_mean, %g5bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_117 = nn.relu %g5bn_114 : tensor<100x14x14x16xf32>
-    %g5c2_118 = nn.conv2d %relu_117, %g5w2, %g5b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    nn.yield %g5c2_118, %g5bn_mean_115, %g5bn_var_116 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_119:2 = nn.reversible_swap %hg5__111#0, %hg5__111#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hf6__120:4 = nn.reversible_half_residual %swap_119#0, %swap_119#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
-  ^bb0(%u_121: tensor<100x14x14x16xf32>):
-    %f6c1_122 = nn.conv2d %u_121, %f6w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    %f6bn_123, %f6bn_mean_124, %f6bn_var_125 = nn.batch_norm %f6c1_122, %f6bn_scale, %f6bn_bias, %f6bn_mean, %f6bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_126 = nn.relu %f6bn_123 : tensor<100x14x14x16xf32>
-    %f6c2_127 = nn.conv2d %relu_126, %f6w2, %f6b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    nn.yield %f6c2_127, %f6bn_mean_124, %f6bn_var_125 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_128:2 = nn.reversible_swap %hf6__120#0, %hf6__120#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hg6__129:4 = nn.reversible_half_residual %swap_128#0, %swap_128#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
-  ^bb0(%u_130: tensor<100x14x14x16xf32>):
-    %g6c1_131 = nn.conv2d %u_130, %g6w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    %g6bn_132, %g6bn_mean_133, %g6bn_var_134 = nn.batch_norm %g6c1_131, %g6bn_scale, %g6bn_bias, %g6bn_mean, %g6bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_135 = nn.relu %g6bn_132 : tensor<100x14x14x16xf32>
-    %g6c2_136 = nn.conv2d %relu_135, %g6w2, %g6b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    nn.yield %g6c2_136, %g6bn_mean_133, %g6bn_var_134 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_137:2 = nn.reversible_swap %hg6__129#0, %hg6__129#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hf7__138:4 = nn.reversible_half_residual %swap_137#0, %swap_137#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
-  ^bb0(%u_139: tensor<100x14x14x16xf32>):
-    %f7c1_140 = nn.conv2d %u_139, %f7w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    %f7bn_141, %f7bn_mean_142, %f7bn_var_143 = nn.batch_norm %f7c1_140, %f7bn_scale, %f7bn_bias, %f7bn_mean, %f7bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_144 = nn.relu %f7bn_141 : tensor<100x14x14x16xf32>
-    %f7c2_145 = nn.conv2d %relu_144, %f7w2, %f7b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    nn.yield %f7c2_145, %f7bn_mean_142, %f7bn_var_143 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_146:2 = nn.reversible_swap %hf7__138#0, %hf7__138#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
-  %hg7__147:4 = nn.reversible_half_residual %swap_146#0, %swap_146#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
-  ^bb0(%u_148: tensor<100x14x14x16xf32>):
-    %g7c1_149 = nn.conv2d %u_148, %g7w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    %g7bn_150, %g7bn_mean_151, %g7bn_var_152 = nn.batch_norm %g7c1_149, %g7bn_scale, %g7bn_bias, %g7bn_mean, %g7bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_153 = nn.relu %g7bn_150 : tensor<100x14x14x16xf32>
-    %g7c2_154 = nn.conv2d %relu_153, %g7w2, %g7b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
-    nn.yield %g7c2_154, %g7bn_mean_151, %g7bn_var_152 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_155:2 = nn.reversible_swap %hg7__147#0, %hg7__147#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+    %hf0__12:4 = nn.reversible_half_residual %c_10, %c_11 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+    ^bb0(%u_13: tensor<100x14x14x16xf32>):
+      %f0c1_14 = nn.conv2d %u_13, %f0w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      %f0bn_15, %f0bn_mean_16, %f0bn_var_17 = nn.batch_norm %f0c1_14, %f0bn_scale, %f0bn_bias, %f0bn_mean, %f0bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_18 = nn.relu %f0bn_15 : tensor<100x14x14x16xf32>
+      %f0c2_19 = nn.conv2d %relu_18, %f0w2, %f0b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      nn.yield %f0c2_19, %f0bn_mean_16, %f0bn_var_17 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_20:2 = nn.reversible_swap %hf0__12#0, %hf0__12#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+    %hg0__21:4 = nn.reversible_half_residual %swap_20#0, %swap_20#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+    ^bb0(%u_22: tensor<100x14x14x16xf32>):
+      %g0c1_23 = nn.conv2d %u_22, %g0w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      %g0bn_24, %g0bn_mean_25, %g0bn_var_26 = nn.batch_norm %g0c1_23, %g0bn_scale, %g0bn_bias, %g0bn_mean, %g0bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_27 = nn.relu %g0bn_24 : tensor<100x14x14x16xf32>
+      %g0c2_28 = nn.conv2d %relu_27, %g0w2, %g0b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      nn.yield %g0c2_28, %g0bn_mean_25, %g0bn_var_26 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_29:2 = nn.reversible_swap %hg0__21#0, %hg0__21#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+    %hf1__30:4 = nn.reversible_half_residual %swap_29#0, %swap_29#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+    ^bb0(%u_31: tensor<100x14x14x16xf32>):
+      %f1c1_32 = nn.conv2d %u_31, %f1w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      %f1bn_33, %f1bn_mean_34, %f1bn_var_35 = nn.batch_norm %f1c1_32, %f1bn_scale, %f1bn_bias, %f1bn_mean, %f1bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_36 = nn.relu %f1bn_33 : tensor<100x14x14x16xf32>
+      %f1c2_37 = nn.conv2d %relu_36, %f1w2, %f1b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      nn.yield %f1c2_37, %f1bn_mean_34, %f1bn_var_35 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_38:2 = nn.reversible_swap %hf1__30#0, %hf1__30#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+    %hg1__39:4 = nn.reversible_half_residual %swap_38#0, %swap_38#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+    ^bb0(%u_40: tensor<100x14x14x16xf32>):
+      %g1c1_41 = nn.conv2d %u_40, %g1w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      %g1bn_42, %g1bn_mean_43, %g1bn_var_44 = nn.batch_norm %g1c1_41, %g1bn_scale, %g1bn_bias, %g1bn_mean, %g1bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_45 = nn.relu %g1bn_42 : tensor<100x14x14x16xf32>
+      %g1c2_46 = nn.conv2d %relu_45, %g1w2, %g1b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      nn.yield %g1c2_46, %g1bn_mean_43, %g1bn_var_44 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_47:2 = nn.reversible_swap %hg1__39#0, %hg1__39#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+    %hf2__48:4 = nn.reversible_half_residual %swap_47#0, %swap_47#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+    ^bb0(%u_49: tensor<100x14x14x16xf32>):
+      %f2c1_50 = nn.conv2d %u_49, %f2w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      %f2bn_51, %f2bn_mean_52, %f2bn_var_53 = nn.batch_norm %f2c1_50, %f2bn_scale, %f2bn_bias, %f2bn_mean, %f2bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_54 = nn.relu %f2bn_51 : tensor<100x14x14x16xf32>
+      %f2c2_55 = nn.conv2d %relu_54, %f2w2, %f2b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      nn.yield %f2c2_55, %f2bn_mean_52, %f2bn_var_53 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_56:2 = nn.reversible_swap %hf2__48#0, %hf2__48#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+    %hg2__57:4 = nn.reversible_half_residual %swap_56#0, %swap_56#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+    ^bb0(%u_58: tensor<100x14x14x16xf32>):
+      %g2c1_59 = nn.conv2d %u_58, %g2w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      %g2bn_60, %g2bn_mean_61, %g2bn_var_62 = nn.batch_norm %g2c1_59, %g2bn_scale, %g2bn_bias, %g2bn_mean, %g2bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_63 = nn.relu %g2bn_60 : tensor<100x14x14x16xf32>
+      %g2c2_64 = nn.conv2d %relu_63, %g2w2, %g2b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      nn.yield %g2c2_64, %g2bn_mean_61, %g2bn_var_62 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_65:2 = nn.reversible_swap %hg2__57#0, %hg2__57#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+    %hf3__66:4 = nn.reversible_half_residual %swap_65#0, %swap_65#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+    ^bb0(%u_67: tensor<100x14x14x16xf32>):
+      %f3c1_68 = nn.conv2d %u_67, %f3w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      %f3bn_69, %f3bn_mean_70, %f3bn_var_71 = nn.batch_norm %f3c1_68, %f3bn_scale, %f3bn_bias, %f3bn_mean, %f3bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_72 = nn.relu %f3bn_69 : tensor<100x14x14x16xf32>
+      %f3c2_73 = nn.conv2d %relu_72, %f3w2, %f3b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      nn.yield %f3c2_73, %f3bn_mean_70, %f3bn_var_71 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_74:2 = nn.reversible_swap %hf3__66#0, %hf3__66#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+    %hg3__75:4 = nn.reversible_half_residual %swap_74#0, %swap_74#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+    ^bb0(%u_76: tensor<100x14x14x16xf32>):
+      %g3c1_77 = nn.conv2d %u_76, %g3w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      %g3bn_78, %g3bn_mean_79, %g3bn_var_80 = nn.batch_norm %g3c1_77, %g3bn_scale, %g3bn_bias, %g3bn_mean, %g3bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_81 = nn.relu %g3bn_78 : tensor<100x14x14x16xf32>
+      %g3c2_82 = nn.conv2d %relu_81, %g3w2, %g3b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      nn.yield %g3c2_82, %g3bn_mean_79, %g3bn_var_80 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_83:2 = nn.reversible_swap %hg3__75#0, %hg3__75#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+    %hf4__84:4 = nn.reversible_half_residual %swap_83#0, %swap_83#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+    ^bb0(%u_85: tensor<100x14x14x16xf32>):
+      %f4c1_86 = nn.conv2d %u_85, %f4w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      %f4bn_87, %f4bn_mean_88, %f4bn_var_89 = nn.batch_norm %f4c1_86, %f4bn_scale, %f4bn_bias, %f4bn_mean, %f4bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_90 = nn.relu %f4bn_87 : tensor<100x14x14x16xf32>
+      %f4c2_91 = nn.conv2d %relu_90, %f4w2, %f4b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      nn.yield %f4c2_91, %f4bn_mean_88, %f4bn_var_89 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_92:2 = nn.reversible_swap %hf4__84#0, %hf4__84#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+    %hg4__93:4 = nn.reversible_half_residual %swap_92#0, %swap_92#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+    ^bb0(%u_94: tensor<100x14x14x16xf32>):
+      %g4c1_95 = nn.conv2d %u_94, %g4w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      %g4bn_96, %g4bn_mean_97, %g4bn_var_98 = nn.batch_norm %g4c1_95, %g4bn_scale, %g4bn_bias, %g4bn_mean, %g4bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_99 = nn.relu %g4bn_96 : tensor<100x14x14x16xf32>
+      %g4c2_100 = nn.conv2d %relu_99, %g4w2, %g4b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      nn.yield %g4c2_100, %g4bn_mean_97, %g4bn_var_98 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_101:2 = nn.reversible_swap %hg4__93#0, %hg4__93#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+    %hf5__102:4 = nn.reversible_half_residual %swap_101#0, %swap_101#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+    ^bb0(%u_103: tensor<100x14x14x16xf32>):
+      %f5c1_104 = nn.conv2d %u_103, %f5w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      %f5bn_105, %f5bn_mean_106, %f5bn_var_107 = nn.batch_norm %f5c1_104, %f5bn_scale, %f5bn_bias, %f5bn_mean, %f5bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_108 = nn.relu %f5bn_105 : tensor<100x14x14x16xf32>
+      %f5c2_109 = nn.conv2d %relu_108, %f5w2, %f5b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      nn.yield %f5c2_109, %f5bn_mean_106, %f5bn_var_107 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_110:2 = nn.reversible_swap %hf5__102#0, %hf5__102#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+    %hg5__111:4 = nn.reversible_half_residual %swap_110#0, %swap_110#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+    ^bb0(%u_112: tensor<100x14x14x16xf32>):
+      %g5c1_113 = nn.conv2d %u_112, %g5w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      %g5bn_114, %g5bn_mean_115, %g5bn_var_116 = nn.batch_norm %g5c1_113, %g5bn_scale, %g5bn_bias, %g5bn_mean, %g5bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_117 = nn.relu %g5bn_114 : tensor<100x14x14x16xf32>
+      %g5c2_118 = nn.conv2d %relu_117, %g5w2, %g5b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      nn.yield %g5c2_118, %g5bn_mean_115, %g5bn_var_116 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_119:2 = nn.reversible_swap %hg5__111#0, %hg5__111#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+    %hf6__120:4 = nn.reversible_half_residual %swap_119#0, %swap_119#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+    ^bb0(%u_121: tensor<100x14x14x16xf32>):
+      %f6c1_122 = nn.conv2d %u_121, %f6w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      %f6bn_123, %f6bn_mean_124, %f6bn_var_125 = nn.batch_norm %f6c1_122, %f6bn_scale, %f6bn_bias, %f6bn_mean, %f6bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_126 = nn.relu %f6bn_123 : tensor<100x14x14x16xf32>
+      %f6c2_127 = nn.conv2d %relu_126, %f6w2, %f6b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      nn.yield %f6c2_127, %f6bn_mean_124, %f6bn_var_125 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_128:2 = nn.reversible_swap %hf6__120#0, %hf6__120#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+    %hg6__129:4 = nn.reversible_half_residual %swap_128#0, %swap_128#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+    ^bb0(%u_130: tensor<100x14x14x16xf32>):
+      %g6c1_131 = nn.conv2d %u_130, %g6w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      %g6bn_132, %g6bn_mean_133, %g6bn_var_134 = nn.batch_norm %g6c1_131, %g6bn_scale, %g6bn_bias, %g6bn_mean, %g6bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_135 = nn.relu %g6bn_132 : tensor<100x14x14x16xf32>
+      %g6c2_136 = nn.conv2d %relu_135, %g6w2, %g6b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      nn.yield %g6c2_136, %g6bn_mean_133, %g6bn_var_134 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_137:2 = nn.reversible_swap %hg6__129#0, %hg6__129#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+    %hf7__138:4 = nn.reversible_half_residual %swap_137#0, %swap_137#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+    ^bb0(%u_139: tensor<100x14x14x16xf32>):
+      %f7c1_140 = nn.conv2d %u_139, %f7w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      %f7bn_141, %f7bn_mean_142, %f7bn_var_143 = nn.batch_norm %f7c1_140, %f7bn_scale, %f7bn_bias, %f7bn_mean, %f7bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_144 = nn.relu %f7bn_141 : tensor<100x14x14x16xf32>
+      %f7c2_145 = nn.conv2d %relu_144, %f7w2, %f7b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      nn.yield %f7c2_145, %f7bn_mean_142, %f7bn_var_143 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_146:2 = nn.reversible_swap %hf7__138#0, %hf7__138#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
+    %hg7__147:4 = nn.reversible_half_residual %swap_146#0, %swap_146#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32> {
+    ^bb0(%u_148: tensor<100x14x14x16xf32>):
+      %g7c1_149 = nn.conv2d %u_148, %g7w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      %g7bn_150, %g7bn_mean_151, %g7bn_var_152 = nn.batch_norm %g7c1_149, %g7bn_scale, %g7bn_bias, %g7bn_mean, %g7bn_var : (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_153 = nn.relu %g7bn_150 : tensor<100x14x14x16xf32>
+      %g7c2_154 = nn.conv2d %relu_153, %g7w2, %g7b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<100x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<100x14x14x16xf32>
+      nn.yield %g7c2_154, %g7bn_mean_151, %g7bn_var_152 : tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_155:2 = nn.reversible_swap %hg7__147#0, %hg7__147#1 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>
     nn.yield %swap_155#0, %swap_155#1, %hf0__12#2, %hf0__12#3, %hg0__21#2, %hg0__21#3, %hf1__30#2, %hf1__30#3, %hg1__39#2, %hg1__39#3, %hf2__48#2, %hf2__48#3, %hg2__57#2, %hg2__57#3, %hf3__66#2, %hf3__66#3, %hg3__75#2, %hg3__75#3, %hf4__84#2, %hf4__84#3, %hg4__93#2, %hg4__93#3, %hf5__102#2, %hf5__102#3, %hg5__111#2, %hg5__111#3, %hf6__120#2, %hf6__120#3, %hg6__129#2, %hg6__129#3, %hf7__138#2, %hf7__138#3, %hg7__147#2, %hg7__147#3 : tensor<100x14x14x16xf32>, tensor<100x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
   }
   %add_156 = arith.addf %rev_9#0, %rev_9#1 : tensor<100x14x14x16xf32>
@@ -2448,150 +2448,150 @@ func.func @eval(%w0: tensor<3x3x1x16xf32>,
   %pool0_8 = nn.max_pool2d %relu_7 {window = array<i64: 2, 2>} : (tensor<1000x28x28x16xf32>) -> tensor<1000x14x14x16xf32>
   %rev_9:34 = nn.reversible_serial %pool0_8, %pool0_8 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
   ^bb0(%c_10: tensor<1000x14x14x16xf32>, %c_11: tensor<1000x14x14x16xf32>):
-  %hf0__12:4 = nn.reversible_half_residual %c_10, %c_11 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
-  ^bb0(%u_13: tensor<1000x14x14x16xf32>):
-    %f0c1_14 = nn.conv2d %u_13, %f0w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    %f0bn_15, %f0bn_mean_16, %f0bn_var_17 = nn.batch_norm %f0c1_14, %f0bn_scale, %f0bn_bias, %f0bn_mean, %f0bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_18 = nn.relu %f0bn_15 : tensor<1000x14x14x16xf32>
-    %f0c2_19 = nn.conv2d %relu_18, %f0w2, %f0b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    nn.yield %f0c2_19, %f0bn_mean_16, %f0bn_var_17 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_20:2 = nn.reversible_swap %hf0__12#0, %hf0__12#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hg0__21:4 = nn.reversible_half_residual %swap_20#0, %swap_20#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
-  ^bb0(%u_22: tensor<1000x14x14x16xf32>):
-    %g0c1_23 = nn.conv2d %u_22, %g0w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    %g0bn_24, %g0bn_mean_25, %g0bn_var_26 = nn.batch_norm %g0c1_23, %g0bn_scale, %g0bn_bias, %g0bn_mean, %g0bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_27 = nn.relu %g0bn_24 : tensor<1000x14x14x16xf32>
-    %g0c2_28 = nn.conv2d %relu_27, %g0w2, %g0b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    nn.yield %g0c2_28, %g0bn_mean_25, %g0bn_var_26 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_29:2 = nn.reversible_swap %hg0__21#0, %hg0__21#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hf1__30:4 = nn.reversible_half_residual %swap_29#0, %swap_29#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
-  ^bb0(%u_31: tensor<1000x14x14x16xf32>):
-    %f1c1_32 = nn.conv2d %u_31, %f1w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    %f1bn_33, %f1bn_mean_34, %f1bn_var_35 = nn.batch_norm %f1c1_32, %f1bn_scale, %f1bn_bias, %f1bn_mean, %f1bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_36 = nn.relu %f1bn_33 : tensor<1000x14x14x16xf32>
-    %f1c2_37 = nn.conv2d %relu_36, %f1w2, %f1b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    nn.yield %f1c2_37, %f1bn_mean_34, %f1bn_var_35 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_38:2 = nn.reversible_swap %hf1__30#0, %hf1__30#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hg1__39:4 = nn.reversible_half_residual %swap_38#0, %swap_38#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
-  ^bb0(%u_40: tensor<1000x14x14x16xf32>):
-    %g1c1_41 = nn.conv2d %u_40, %g1w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    %g1bn_42, %g1bn_mean_43, %g1bn_var_44 = nn.batch_norm %g1c1_41, %g1bn_scale, %g1bn_bias, %g1bn_mean, %g1bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_45 = nn.relu %g1bn_42 : tensor<1000x14x14x16xf32>
-    %g1c2_46 = nn.conv2d %relu_45, %g1w2, %g1b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    nn.yield %g1c2_46, %g1bn_mean_43, %g1bn_var_44 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_47:2 = nn.reversible_swap %hg1__39#0, %hg1__39#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hf2__48:4 = nn.reversible_half_residual %swap_47#0, %swap_47#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
-  ^bb0(%u_49: tensor<1000x14x14x16xf32>):
-    %f2c1_50 = nn.conv2d %u_49, %f2w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    %f2bn_51, %f2bn_mean_52, %f2bn_var_53 = nn.batch_norm %f2c1_50, %f2bn_scale, %f2bn_bias, %f2bn_mean, %f2bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_54 = nn.relu %f2bn_51 : tensor<1000x14x14x16xf32>
-    %f2c2_55 = nn.conv2d %relu_54, %f2w2, %f2b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    nn.yield %f2c2_55, %f2bn_mean_52, %f2bn_var_53 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_56:2 = nn.reversible_swap %hf2__48#0, %hf2__48#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hg2__57:4 = nn.reversible_half_residual %swap_56#0, %swap_56#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
-  ^bb0(%u_58: tensor<1000x14x14x16xf32>):
-    %g2c1_59 = nn.conv2d %u_58, %g2w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    %g2bn_60, %g2bn_mean_61, %g2bn_var_62 = nn.batch_norm %g2c1_59, %g2bn_scale, %g2bn_bias, %g2bn_mean, %g2bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_63 = nn.relu %g2bn_60 : tensor<1000x14x14x16xf32>
-    %g2c2_64 = nn.conv2d %relu_63, %g2w2, %g2b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    nn.yield %g2c2_64, %g2bn_mean_61, %g2bn_var_62 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_65:2 = nn.reversible_swap %hg2__57#0, %hg2__57#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hf3__66:4 = nn.reversible_half_residual %swap_65#0, %swap_65#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
-  ^bb0(%u_67: tensor<1000x14x14x16xf32>):
-    %f3c1_68 = nn.conv2d %u_67, %f3w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    %f3bn_69, %f3bn_mean_70, %f3bn_var_71 = nn.batch_norm %f3c1_68, %f3bn_scale, %f3bn_bias, %f3bn_mean, %f3bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_72 = nn.relu %f3bn_69 : tensor<1000x14x14x16xf32>
-    %f3c2_73 = nn.conv2d %relu_72, %f3w2, %f3b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    nn.yield %f3c2_73, %f3bn_mean_70, %f3bn_var_71 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_74:2 = nn.reversible_swap %hf3__66#0, %hf3__66#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hg3__75:4 = nn.reversible_half_residual %swap_74#0, %swap_74#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
-  ^bb0(%u_76: tensor<1000x14x14x16xf32>):
-    %g3c1_77 = nn.conv2d %u_76, %g3w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    %g3bn_78, %g3bn_mean_79, %g3bn_var_80 = nn.batch_norm %g3c1_77, %g3bn_scale, %g3bn_bias, %g3bn_mean, %g3bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_81 = nn.relu %g3bn_78 : tensor<1000x14x14x16xf32>
-    %g3c2_82 = nn.conv2d %relu_81, %g3w2, %g3b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    nn.yield %g3c2_82, %g3bn_mean_79, %g3bn_var_80 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_83:2 = nn.reversible_swap %hg3__75#0, %hg3__75#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hf4__84:4 = nn.reversible_half_residual %swap_83#0, %swap_83#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
-  ^bb0(%u_85: tensor<1000x14x14x16xf32>):
-    %f4c1_86 = nn.conv2d %u_85, %f4w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    %f4bn_87, %f4bn_mean_88, %f4bn_var_89 = nn.batch_norm %f4c1_86, %f4bn_scale, %f4bn_bias, %f4bn_mean, %f4bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_90 = nn.relu %f4bn_87 : tensor<1000x14x14x16xf32>
-    %f4c2_91 = nn.conv2d %relu_90, %f4w2, %f4b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    nn.yield %f4c2_91, %f4bn_mean_88, %f4bn_var_89 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_92:2 = nn.reversible_swap %hf4__84#0, %hf4__84#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hg4__93:4 = nn.reversible_half_residual %swap_92#0, %swap_92#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
-  ^bb0(%u_94: tensor<1000x14x14x16xf32>):
-    %g4c1_95 = nn.conv2d %u_94, %g4w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    %g4bn_96, %g4bn_mean_97, %g4bn_var_98 = nn.batch_norm %g4c1_95, %g4bn_scale, %g4bn_bias, %g4bn_mean, %g4bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_99 = nn.relu %g4bn_96 : tensor<1000x14x14x16xf32>
-    %g4c2_100 = nn.conv2d %relu_99, %g4w2, %g4b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    nn.yield %g4c2_100, %g4bn_mean_97, %g4bn_var_98 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_101:2 = nn.reversible_swap %hg4__93#0, %hg4__93#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hf5__102:4 = nn.reversible_half_residual %swap_101#0, %swap_101#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
-  ^bb0(%u_103: tensor<1000x14x14x16xf32>):
-    %f5c1_104 = nn.conv2d %u_103, %f5w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    %f5bn_105, %f5bn_mean_106, %f5bn_var_107 = nn.batch_norm %f5c1_104, %f5bn_scale, %f5bn_bias, %f5bn_mean, %f5bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_108 = nn.relu %f5bn_105 : tensor<1000x14x14x16xf32>
-    %f5c2_109 = nn.conv2d %relu_108, %f5w2, %f5b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    nn.yield %f5c2_109, %f5bn_mean_106, %f5bn_var_107 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_110:2 = nn.reversible_swap %hf5__102#0, %hf5__102#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hg5__111:4 = nn.reversible_half_residual %swap_110#0, %swap_110#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
-  ^bb0(%u_112: tensor<1000x14x14x16xf32>):
-    %g5c1_113 = nn.conv2d %u_112, %g5w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    %g5bn_114, %g5bn_mean_115, %g5bn_var_116 = nn.batch_norm %g5c1_113, %g5bn_scale, %g5bn_bias, %g5bn_mean, %g5bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_117 = nn.relu %g5bn_114 : tensor<1000x14x14x16xf32>
-    %g5c2_118 = nn.conv2d %relu_117, %g5w2, %g5b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    nn.yield %g5c2_118, %g5bn_mean_115, %g5bn_var_116 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_119:2 = nn.reversible_swap %hg5__111#0, %hg5__111#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hf6__120:4 = nn.reversible_half_residual %swap_119#0, %swap_119#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
-  ^bb0(%u_121: tensor<1000x14x14x16xf32>):
-    %f6c1_122 = nn.conv2d %u_121, %f6w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    %f6bn_123, %f6bn_mean_124, %f6bn_var_125 = nn.batch_norm %f6c1_122, %f6bn_scale, %f6bn_bias, %f6bn_mean, %f6bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_126 = nn.relu %f6bn_123 : tensor<1000x14x14x16xf32>
-    %f6c2_127 = nn.conv2d %relu_126, %f6w2, %f6b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    nn.yield %f6c2_127, %f6bn_mean_124, %f6bn_var_125 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_128:2 = nn.reversible_swap %hf6__120#0, %hf6__120#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hg6__129:4 = nn.reversible_half_residual %swap_128#0, %swap_128#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
-  ^bb0(%u_130: tensor<1000x14x14x16xf32>):
-    %g6c1_131 = nn.conv2d %u_130, %g6w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    %g6bn_132, %g6bn_mean_133, %g6bn_var_134 = nn.batch_norm %g6c1_131, %g6bn_scale, %g6bn_bias, %g6bn_mean, %g6bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_135 = nn.relu %g6bn_132 : tensor<1000x14x14x16xf32>
-    %g6c2_136 = nn.conv2d %relu_135, %g6w2, %g6b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    nn.yield %g6c2_136, %g6bn_mean_133, %g6bn_var_134 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_137:2 = nn.reversible_swap %hg6__129#0, %hg6__129#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hf7__138:4 = nn.reversible_half_residual %swap_137#0, %swap_137#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
-  ^bb0(%u_139: tensor<1000x14x14x16xf32>):
-    %f7c1_140 = nn.conv2d %u_139, %f7w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    %f7bn_141, %f7bn_mean_142, %f7bn_var_143 = nn.batch_norm %f7c1_140, %f7bn_scale, %f7bn_bias, %f7bn_mean, %f7bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_144 = nn.relu %f7bn_141 : tensor<1000x14x14x16xf32>
-    %f7c2_145 = nn.conv2d %relu_144, %f7w2, %f7b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    nn.yield %f7c2_145, %f7bn_mean_142, %f7bn_var_143 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_146:2 = nn.reversible_swap %hf7__138#0, %hf7__138#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
-  %hg7__147:4 = nn.reversible_half_residual %swap_146#0, %swap_146#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
-  ^bb0(%u_148: tensor<1000x14x14x16xf32>):
-    %g7c1_149 = nn.conv2d %u_148, %g7w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    %g7bn_150, %g7bn_mean_151, %g7bn_var_152 = nn.batch_norm %g7c1_149, %g7bn_scale, %g7bn_bias, %g7bn_mean, %g7bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
-    %relu_153 = nn.relu %g7bn_150 : tensor<1000x14x14x16xf32>
-    %g7c2_154 = nn.conv2d %relu_153, %g7w2, %g7b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
-    nn.yield %g7c2_154, %g7bn_mean_151, %g7bn_var_152 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
-  }
-  %swap_155:2 = nn.reversible_swap %hg7__147#0, %hg7__147#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+    %hf0__12:4 = nn.reversible_half_residual %c_10, %c_11 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+    ^bb0(%u_13: tensor<1000x14x14x16xf32>):
+      %f0c1_14 = nn.conv2d %u_13, %f0w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      %f0bn_15, %f0bn_mean_16, %f0bn_var_17 = nn.batch_norm %f0c1_14, %f0bn_scale, %f0bn_bias, %f0bn_mean, %f0bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_18 = nn.relu %f0bn_15 : tensor<1000x14x14x16xf32>
+      %f0c2_19 = nn.conv2d %relu_18, %f0w2, %f0b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      nn.yield %f0c2_19, %f0bn_mean_16, %f0bn_var_17 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_20:2 = nn.reversible_swap %hf0__12#0, %hf0__12#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+    %hg0__21:4 = nn.reversible_half_residual %swap_20#0, %swap_20#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+    ^bb0(%u_22: tensor<1000x14x14x16xf32>):
+      %g0c1_23 = nn.conv2d %u_22, %g0w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      %g0bn_24, %g0bn_mean_25, %g0bn_var_26 = nn.batch_norm %g0c1_23, %g0bn_scale, %g0bn_bias, %g0bn_mean, %g0bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_27 = nn.relu %g0bn_24 : tensor<1000x14x14x16xf32>
+      %g0c2_28 = nn.conv2d %relu_27, %g0w2, %g0b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      nn.yield %g0c2_28, %g0bn_mean_25, %g0bn_var_26 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_29:2 = nn.reversible_swap %hg0__21#0, %hg0__21#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+    %hf1__30:4 = nn.reversible_half_residual %swap_29#0, %swap_29#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+    ^bb0(%u_31: tensor<1000x14x14x16xf32>):
+      %f1c1_32 = nn.conv2d %u_31, %f1w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      %f1bn_33, %f1bn_mean_34, %f1bn_var_35 = nn.batch_norm %f1c1_32, %f1bn_scale, %f1bn_bias, %f1bn_mean, %f1bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_36 = nn.relu %f1bn_33 : tensor<1000x14x14x16xf32>
+      %f1c2_37 = nn.conv2d %relu_36, %f1w2, %f1b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      nn.yield %f1c2_37, %f1bn_mean_34, %f1bn_var_35 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_38:2 = nn.reversible_swap %hf1__30#0, %hf1__30#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+    %hg1__39:4 = nn.reversible_half_residual %swap_38#0, %swap_38#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+    ^bb0(%u_40: tensor<1000x14x14x16xf32>):
+      %g1c1_41 = nn.conv2d %u_40, %g1w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      %g1bn_42, %g1bn_mean_43, %g1bn_var_44 = nn.batch_norm %g1c1_41, %g1bn_scale, %g1bn_bias, %g1bn_mean, %g1bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_45 = nn.relu %g1bn_42 : tensor<1000x14x14x16xf32>
+      %g1c2_46 = nn.conv2d %relu_45, %g1w2, %g1b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      nn.yield %g1c2_46, %g1bn_mean_43, %g1bn_var_44 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_47:2 = nn.reversible_swap %hg1__39#0, %hg1__39#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+    %hf2__48:4 = nn.reversible_half_residual %swap_47#0, %swap_47#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+    ^bb0(%u_49: tensor<1000x14x14x16xf32>):
+      %f2c1_50 = nn.conv2d %u_49, %f2w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      %f2bn_51, %f2bn_mean_52, %f2bn_var_53 = nn.batch_norm %f2c1_50, %f2bn_scale, %f2bn_bias, %f2bn_mean, %f2bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_54 = nn.relu %f2bn_51 : tensor<1000x14x14x16xf32>
+      %f2c2_55 = nn.conv2d %relu_54, %f2w2, %f2b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      nn.yield %f2c2_55, %f2bn_mean_52, %f2bn_var_53 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_56:2 = nn.reversible_swap %hf2__48#0, %hf2__48#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+    %hg2__57:4 = nn.reversible_half_residual %swap_56#0, %swap_56#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+    ^bb0(%u_58: tensor<1000x14x14x16xf32>):
+      %g2c1_59 = nn.conv2d %u_58, %g2w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      %g2bn_60, %g2bn_mean_61, %g2bn_var_62 = nn.batch_norm %g2c1_59, %g2bn_scale, %g2bn_bias, %g2bn_mean, %g2bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_63 = nn.relu %g2bn_60 : tensor<1000x14x14x16xf32>
+      %g2c2_64 = nn.conv2d %relu_63, %g2w2, %g2b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      nn.yield %g2c2_64, %g2bn_mean_61, %g2bn_var_62 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_65:2 = nn.reversible_swap %hg2__57#0, %hg2__57#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+    %hf3__66:4 = nn.reversible_half_residual %swap_65#0, %swap_65#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+    ^bb0(%u_67: tensor<1000x14x14x16xf32>):
+      %f3c1_68 = nn.conv2d %u_67, %f3w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      %f3bn_69, %f3bn_mean_70, %f3bn_var_71 = nn.batch_norm %f3c1_68, %f3bn_scale, %f3bn_bias, %f3bn_mean, %f3bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_72 = nn.relu %f3bn_69 : tensor<1000x14x14x16xf32>
+      %f3c2_73 = nn.conv2d %relu_72, %f3w2, %f3b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      nn.yield %f3c2_73, %f3bn_mean_70, %f3bn_var_71 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_74:2 = nn.reversible_swap %hf3__66#0, %hf3__66#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+    %hg3__75:4 = nn.reversible_half_residual %swap_74#0, %swap_74#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+    ^bb0(%u_76: tensor<1000x14x14x16xf32>):
+      %g3c1_77 = nn.conv2d %u_76, %g3w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      %g3bn_78, %g3bn_mean_79, %g3bn_var_80 = nn.batch_norm %g3c1_77, %g3bn_scale, %g3bn_bias, %g3bn_mean, %g3bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_81 = nn.relu %g3bn_78 : tensor<1000x14x14x16xf32>
+      %g3c2_82 = nn.conv2d %relu_81, %g3w2, %g3b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      nn.yield %g3c2_82, %g3bn_mean_79, %g3bn_var_80 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_83:2 = nn.reversible_swap %hg3__75#0, %hg3__75#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+    %hf4__84:4 = nn.reversible_half_residual %swap_83#0, %swap_83#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+    ^bb0(%u_85: tensor<1000x14x14x16xf32>):
+      %f4c1_86 = nn.conv2d %u_85, %f4w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      %f4bn_87, %f4bn_mean_88, %f4bn_var_89 = nn.batch_norm %f4c1_86, %f4bn_scale, %f4bn_bias, %f4bn_mean, %f4bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_90 = nn.relu %f4bn_87 : tensor<1000x14x14x16xf32>
+      %f4c2_91 = nn.conv2d %relu_90, %f4w2, %f4b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      nn.yield %f4c2_91, %f4bn_mean_88, %f4bn_var_89 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_92:2 = nn.reversible_swap %hf4__84#0, %hf4__84#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+    %hg4__93:4 = nn.reversible_half_residual %swap_92#0, %swap_92#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+    ^bb0(%u_94: tensor<1000x14x14x16xf32>):
+      %g4c1_95 = nn.conv2d %u_94, %g4w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      %g4bn_96, %g4bn_mean_97, %g4bn_var_98 = nn.batch_norm %g4c1_95, %g4bn_scale, %g4bn_bias, %g4bn_mean, %g4bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_99 = nn.relu %g4bn_96 : tensor<1000x14x14x16xf32>
+      %g4c2_100 = nn.conv2d %relu_99, %g4w2, %g4b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      nn.yield %g4c2_100, %g4bn_mean_97, %g4bn_var_98 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_101:2 = nn.reversible_swap %hg4__93#0, %hg4__93#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+    %hf5__102:4 = nn.reversible_half_residual %swap_101#0, %swap_101#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+    ^bb0(%u_103: tensor<1000x14x14x16xf32>):
+      %f5c1_104 = nn.conv2d %u_103, %f5w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      %f5bn_105, %f5bn_mean_106, %f5bn_var_107 = nn.batch_norm %f5c1_104, %f5bn_scale, %f5bn_bias, %f5bn_mean, %f5bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_108 = nn.relu %f5bn_105 : tensor<1000x14x14x16xf32>
+      %f5c2_109 = nn.conv2d %relu_108, %f5w2, %f5b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      nn.yield %f5c2_109, %f5bn_mean_106, %f5bn_var_107 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_110:2 = nn.reversible_swap %hf5__102#0, %hf5__102#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+    %hg5__111:4 = nn.reversible_half_residual %swap_110#0, %swap_110#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+    ^bb0(%u_112: tensor<1000x14x14x16xf32>):
+      %g5c1_113 = nn.conv2d %u_112, %g5w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      %g5bn_114, %g5bn_mean_115, %g5bn_var_116 = nn.batch_norm %g5c1_113, %g5bn_scale, %g5bn_bias, %g5bn_mean, %g5bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_117 = nn.relu %g5bn_114 : tensor<1000x14x14x16xf32>
+      %g5c2_118 = nn.conv2d %relu_117, %g5w2, %g5b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      nn.yield %g5c2_118, %g5bn_mean_115, %g5bn_var_116 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_119:2 = nn.reversible_swap %hg5__111#0, %hg5__111#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+    %hf6__120:4 = nn.reversible_half_residual %swap_119#0, %swap_119#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+    ^bb0(%u_121: tensor<1000x14x14x16xf32>):
+      %f6c1_122 = nn.conv2d %u_121, %f6w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      %f6bn_123, %f6bn_mean_124, %f6bn_var_125 = nn.batch_norm %f6c1_122, %f6bn_scale, %f6bn_bias, %f6bn_mean, %f6bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_126 = nn.relu %f6bn_123 : tensor<1000x14x14x16xf32>
+      %f6c2_127 = nn.conv2d %relu_126, %f6w2, %f6b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      nn.yield %f6c2_127, %f6bn_mean_124, %f6bn_var_125 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_128:2 = nn.reversible_swap %hf6__120#0, %hf6__120#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+    %hg6__129:4 = nn.reversible_half_residual %swap_128#0, %swap_128#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+    ^bb0(%u_130: tensor<1000x14x14x16xf32>):
+      %g6c1_131 = nn.conv2d %u_130, %g6w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      %g6bn_132, %g6bn_mean_133, %g6bn_var_134 = nn.batch_norm %g6c1_131, %g6bn_scale, %g6bn_bias, %g6bn_mean, %g6bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_135 = nn.relu %g6bn_132 : tensor<1000x14x14x16xf32>
+      %g6c2_136 = nn.conv2d %relu_135, %g6w2, %g6b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      nn.yield %g6c2_136, %g6bn_mean_133, %g6bn_var_134 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_137:2 = nn.reversible_swap %hg6__129#0, %hg6__129#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+    %hf7__138:4 = nn.reversible_half_residual %swap_137#0, %swap_137#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+    ^bb0(%u_139: tensor<1000x14x14x16xf32>):
+      %f7c1_140 = nn.conv2d %u_139, %f7w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      %f7bn_141, %f7bn_mean_142, %f7bn_var_143 = nn.batch_norm %f7c1_140, %f7bn_scale, %f7bn_bias, %f7bn_mean, %f7bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_144 = nn.relu %f7bn_141 : tensor<1000x14x14x16xf32>
+      %f7c2_145 = nn.conv2d %relu_144, %f7w2, %f7b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      nn.yield %f7c2_145, %f7bn_mean_142, %f7bn_var_143 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_146:2 = nn.reversible_swap %hf7__138#0, %hf7__138#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
+    %hg7__147:4 = nn.reversible_half_residual %swap_146#0, %swap_146#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32> {
+    ^bb0(%u_148: tensor<1000x14x14x16xf32>):
+      %g7c1_149 = nn.conv2d %u_148, %g7w1, %no_bias_1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      %g7bn_150, %g7bn_mean_151, %g7bn_var_152 = nn.batch_norm %g7c1_149, %g7bn_scale, %g7bn_bias, %g7bn_mean, %g7bn_var {training = false} : (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>)
+      %relu_153 = nn.relu %g7bn_150 : tensor<1000x14x14x16xf32>
+      %g7c2_154 = nn.conv2d %relu_153, %g7w2, %g7b2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1000x14x14x16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>) -> tensor<1000x14x14x16xf32>
+      nn.yield %g7c2_154, %g7bn_mean_151, %g7bn_var_152 : tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    %swap_155:2 = nn.reversible_swap %hg7__147#0, %hg7__147#1 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>
     nn.yield %swap_155#0, %swap_155#1, %hf0__12#2, %hf0__12#3, %hg0__21#2, %hg0__21#3, %hf1__30#2, %hf1__30#3, %hg1__39#2, %hg1__39#3, %hf2__48#2, %hf2__48#3, %hg2__57#2, %hg2__57#3, %hf3__66#2, %hf3__66#3, %hg3__75#2, %hg3__75#3, %hf4__84#2, %hf4__84#3, %hg4__93#2, %hg4__93#3, %hf5__102#2, %hf5__102#3, %hg5__111#2, %hg5__111#3, %hf6__120#2, %hf6__120#3, %hg6__129#2, %hg6__129#3, %hf7__138#2, %hf7__138#3, %hg7__147#2, %hg7__147#3 : tensor<1000x14x14x16xf32>, tensor<1000x14x14x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
   }
   %add_156 = arith.addf %rev_9#0, %rev_9#1 : tensor<1000x14x14x16xf32>

@@ -45,31 +45,27 @@ batch = [Batch("x", (L,), "i32"), Batch("pos_ids", (L,), "i32"), Batch("y", (N,)
 def forward(f, p, b):
     h = f.add(f.embedding(b["x"], p["tok"], "tok_emb"),
               f.embedding(b["pos_ids"], p["pos"], "pos_emb"), "h")
-    t = h.t
-    ys = f.fresh("streams")
-    f.emit(f"{ys}:2 = nn.reversible_serial {h}, {h} : {t}, {t} {{")
-    c1, c2 = Val(f.fresh("x1_"), h.shape), Val(f.fresh("x2_"), h.shape)
-    f.emit(f"^bb0({c1}: {t}, {c2}: {t}):")
-    outer = f.indent
-    f.indent += "  "
-    for i in range(LAYERS):
-        def attention(u, i=i):
-            n = f.layer_norm(u, p[f"a{i}_lns"], p[f"a{i}_lno"], f"a{i}_ln")
-            q, k, v = (f.dense(n, p[f"a{i}_w{c}"], p[f"a{i}_b{c}"], f"a{i}_{c}") for c in "qkv")
-            a = f.attention(q, k, v, HEADS, causal=True, hint=f"a{i}_att")
-            return f.dense(a, p[f"a{i}_wo"], p[f"a{i}_bo"], f"a{i}_out")
+    def layers(args):
+        c1, c2 = args
+        for i in range(LAYERS):
+            def attention(u, i=i):
+                n = f.layer_norm(u, p[f"a{i}_lns"], p[f"a{i}_lno"], f"a{i}_ln")
+                q, k, v = (f.dense(n, p[f"a{i}_w{c}"], p[f"a{i}_b{c}"], f"a{i}_{c}")
+                           for c in "qkv")
+                a = f.attention(q, k, v, HEADS, causal=True, hint=f"a{i}_att")
+                return f.dense(a, p[f"a{i}_wo"], p[f"a{i}_bo"], f"a{i}_out")
 
-        def feed_forward(u, i=i):
-            n = f.layer_norm(u, p[f"f{i}_lns"], p[f"f{i}_lno"], f"f{i}_ln")
-            g = f.gelu(f.dense(n, p[f"f{i}_w1"], p[f"f{i}_b1"], f"f{i}_h"))
-            return f.dense(g, p[f"f{i}_w2"], p[f"f{i}_b2"], f"f{i}_out")
+            def feed_forward(u, i=i):
+                n = f.layer_norm(u, p[f"f{i}_lns"], p[f"f{i}_lno"], f"f{i}_ln")
+                g = f.gelu(f.dense(n, p[f"f{i}_w1"], p[f"f{i}_b1"], f"f{i}_h"))
+                return f.dense(g, p[f"f{i}_w2"], p[f"f{i}_b2"], f"f{i}_out")
 
-        c1, c2 = f.swap(*f.half_residual(c1, c2, attention, f"attn{i}_"))
-        c1, c2 = f.swap(*f.half_residual(c1, c2, feed_forward, f"ff{i}_"))
-    f.emit(f"nn.yield {c1}, {c2} : {t}, {t}")
-    f.indent = outer
-    f.emit("}")
-    m = f.add(Val(f"{ys}#0", h.shape), Val(f"{ys}#1", h.shape), "sum")
+            c1, c2 = f.swap(*f.half_residual(c1, c2, attention, f"attn{i}_"))
+            c1, c2 = f.swap(*f.half_residual(c1, c2, feed_forward, f"ff{i}_"))
+        return [c1, c2]
+
+    (y1, y2), _ = f.serial([h, h], layers, "streams", ["x1_", "x2_"])
+    m = f.add(y1, y2, "sum")
     n = f.layer_norm(m, p["lnfs"], p["lnfo"], "lnf")
     copied = f.slice_dim1(n, N + 1, N, "copied")   # input positions N+1 .. 2N
     logits = f.dense(f.flatten2(copied, "rows"), p["wout"], p["bout"], "logits")
