@@ -63,6 +63,18 @@ class ShapeError(ValueError):
     """A layer got inputs it cannot take (raised while tracing a model)."""
 
 
+def resolve_shape(shape, x):
+    """`shape` for the elements of `x` (a Value), its one -1 (if any)
+    standing for the rest; a ShapeError if the element counts differ."""
+    shape = tuple(int(d) for d in shape)
+    n, known = math.prod(x.shape), math.prod(d for d in shape if d != -1)
+    if shape.count(-1) == 1 and known and n % known == 0:
+        shape = tuple(n // known if d == -1 else d for d in shape)
+    if math.prod(shape) != n or any(d < 0 for d in shape):
+        raise ShapeError(f"cannot reshape {x.type} ({n} elements) to {shape}")
+    return shape
+
+
 class Builder:
     """The lines of one function body, with fresh SSA names."""
 
@@ -245,12 +257,10 @@ class Builder:
         return r
 
     def reshape(self, x, shape):
-        """`x` in the row-major `shape` of as many elements (a collapse to
-        1-D and an expand, or just one of them)."""
-        shape = tuple(shape)
+        """`x` in the row-major `shape` of as many elements (one -1 stands
+        for the rest): a collapse to 1-D and an expand, or just one of them."""
+        shape = resolve_shape(shape, x)
         n = math.prod(x.shape)
-        if math.prod(shape) != n:
-            raise ShapeError(f"cannot reshape {x.type} to {shape}")
         if shape == x.shape:
             return x
         if not shape or not x.shape:  # to or from a scalar: all other sizes are 1

@@ -542,15 +542,10 @@ class Reshape(Layer):
 
     def forward(self, b, xs):
         (x,) = xs
-        n = math.prod(x.shape)
-        known = math.prod(d for d in self.shape if d != -1)
-        if -1 in self.shape and n % known == 0:
-            shape = tuple(n // known if d == -1 else d for d in self.shape)
-        else:
-            shape = self.shape
-        if math.prod(shape) != n:
-            raise ShapeError(f"{self!r}: {x.type} has {n} elements")
-        return [b.reshape(x, shape)]
+        try:
+            return [b.reshape(x, self.shape)]
+        except ShapeError as e:
+            raise ShapeError(f"{self!r}: {e}") from None
 
     def __repr__(self):
         return f"Reshape{self.shape}"

@@ -191,11 +191,7 @@ class _Emitter:
         return r
 
     def reshape(self, x, shape):
-        shape = tuple(shape)
-        n = int(np.prod(x.shape, dtype=np.int64))
-        if -1 in shape:
-            known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
-            shape = tuple(n // known if d == -1 else d for d in shape)
+        shape = ir.resolve_shape(shape, x)
         how = self.origin.get(x.name)
         if how is not None and how[0] == "reshape":
             x = how[1]
