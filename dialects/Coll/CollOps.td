@@ -95,19 +95,24 @@ def Coll_AllGatherOp : Coll_TensorOp<"all_gather",
   let summary = "concatenation of every rank's tensor in rank order";
   let description = [{
     The result is the concatenation along `dim` of `x` from ranks `0 … n−1`;
-    its size along `dim` is `n` times that of `x`, which fixes `n`.
+    its size along `dim` is `n` times that of `x`, which fixes `n`. With
+    `groups` (as for `psum`) the concatenation runs within each group, in
+    the order its row lists the ranks, and `n` is the group size.
 
     Its reverse-mode rule is a reduce-scatter: every rank gets the sum over
-    ranks of its own slice of the cotangent.
+    ranks (of its group) of its own slice of the cotangent.
 
     Example:
     ```mlir
     %all = coll.all_gather %x {axis = "batch", dim = 0 : i64}
         : tensor<2x8xf32> -> tensor<8x8xf32>
+    %pair = coll.all_gather %x {axis = "batch", dim = 0 : i64,
+                                groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>}
+        : tensor<2x8xf32> -> tensor<4x8xf32>
     ```
   }];
   let arguments = (ins Coll_FloatTensor:$x, StrAttr:$axis,
-                       I64Attr:$dim);
+                       I64Attr:$dim, OptionalAttr<I64ElementsAttr>:$groups);
   let results = (outs Coll_FloatTensor:$result);
   let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
   let hasVerifier = 1;

@@ -121,4 +121,66 @@ def CollBucketReductions
   let dependentDialects = ["::trellis::coll::CollDialect"];
 }
 
+def CollShardWeights : Pass<"coll-shard-weights", "::mlir::ModuleOp"> {
+  let summary = "Keep each rank's shard of the parameters between steps "
+                "(weight-sharded data parallelism)";
+  let description = [{
+    Weight sharding in the manner of PyTorch FSDP and DeepSpeed ZeRO-3, for
+    modules that follow the training convention (docs/training.md): the
+    `ranks` ranks form groups of `shards` consecutive ranks (`[S·i, …,
+    S·i+S−1]`), and rank `r` holds part `r mod S` of every sharded
+    parameter — its rows `(r mod S)·d0/S …` along dimension 0. The
+    parameters are the leading arguments without `trellis.batch` of each
+    function in `functions` that the module defines; optimizer state (Adam's
+    moments) is a parameter like any other. A float parameter whose first
+    dimension `d0` is a multiple of `shards` is sharded (others stay whole
+    on every rank: `isShardedParameter`, which the trainer shares).
+
+    In each such function, a sharded parameter's argument becomes its shard
+    (`tensor<d0/S x …>`), gathered at the entry by a `coll.all_gather` over
+    the shard groups: the body computes as before. Where the function
+    returns the parameter's new value (result `i` of the same type as
+    parameter `i`: `@train_step`'s convention), it returns this rank's
+    shard of it instead (`tensor.extract_slice` at the rank's position in
+    its group). So between steps each rank keeps `1/S` of the parameters
+    and optimizer state; within a step the whole parameters exist for the
+    step's duration. The gradients are reduced as without shards
+    (`coll-average-gradients` over all ranks, whose data all contribute to
+    every shard): the steps equal the unsharded ones.
+
+    Run it with `coll-average-gradients`, before `ad-differentiate`. A
+    `shards` that does not divide `ranks` is an error.
+
+    Example (`shards=2 ranks=4`):
+
+    ```mlir
+    func.func @train_step(%w: tensor<8x4xf32>, %x: tensor<2x8xf32> {trellis.batch = "x"})
+        -> (tensor<8x4xf32>, tensor<f32>)
+    // becomes
+    func.func @train_step(%w: tensor<4x4xf32>, %x: ...) -> (tensor<4x4xf32>, tensor<f32>) {
+      %full = coll.all_gather %w {axis = "batch", dim = 0 : i64,
+          groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>}
+          : tensor<4x4xf32> -> tensor<8x4xf32>
+      ...
+      %shard = tensor.extract_slice %new[%offset, 0] [4, 4] [1, 1] ...
+      return %shard, %loss : tensor<4x4xf32>, tensor<f32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"shards", "shards", "int64_t", /*default=*/"1",
+           "Ranks a parameter is split over (1: no sharding)">,
+    Option<"ranks", "ranks", "int64_t", /*default=*/"0",
+           "Number of ranks of the job (a multiple of shards)">,
+    Option<"axis", "axis", "std::string", /*default=*/"\"batch\"",
+           "The mesh axis of the ranks">,
+    ListOption<"functions", "functions", "std::string",
+               "Functions whose parameters are sharded (default: train_step, "
+               "eval)">
+  ];
+  let dependentDialects = ["::trellis::coll::CollDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 #endif // TRELLIS_COLL_PASSES

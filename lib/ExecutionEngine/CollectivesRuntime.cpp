@@ -629,12 +629,17 @@ void ppermute(StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,
   });
 }
 
+/// Within the communicator of `groups` (the world's without): the group
+/// size, which the result's shape fixed, was checked by the verifier, and
+/// `groupComm` checks the groups cover the job.
 template <typename T>
 void allGather(StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,
+               StridedMemRefType<int64_t, 1> *groups, int64_t groupSize,
                int64_t numRanks, int64_t maxCount) {
   int limit = pieceLimit(maxCount, "coll.all_gather");
+  MPI_Comm comm = groupComm(groups, groupSize, "coll.all_gather");
   int size = worldSize();
-  if (numRanks != size)
+  if (groups->sizes[0] == 0 && numRanks != size)
     fail("coll.all_gather: the program was compiled for %lld ranks (its "
          "result shape) but the job has %d",
          static_cast<long long>(numRanks), size);
@@ -643,8 +648,7 @@ void allGather(StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,
   if (n <= limit) {
     MPI_Request request;
     check(MPI_Iallgather(x, static_cast<int>(n), mpiType<T>(), y,
-                         static_cast<int>(n), mpiType<T>(), MPI_COMM_WORLD,
-                         &request),
+                         static_cast<int>(n), mpiType<T>(), comm, &request),
           "MPI_Iallgather");
     waitAll(1, &request, "MPI_Iallgather");
     return;
@@ -660,7 +664,7 @@ void allGather(StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,
     check(MPI_Type_commit(&spaced), "MPI_Type_commit");
     MPI_Request request;
     check(MPI_Iallgather(x + offset, c, mpiType<T>(), y + offset, 1, spaced,
-                         MPI_COMM_WORLD, &request),
+                         comm, &request),
           "MPI_Iallgather");
     waitAll(1, &request, "MPI_Iallgather");
     MPI_Type_free(&spaced);
@@ -929,10 +933,11 @@ int64_t trellis_coll_axis_size() { return worldSize(); }
   }                                                                            \
   void _mlir_ciface_trellis_coll_all_gather_##SUFFIX(                          \
       StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,               \
+      StridedMemRefType<int64_t, 1> *groups, int64_t groupSize,                \
       int64_t numRanks, int64_t maxCount,                                      \
       StridedMemRefType<int8_t, 1> *where) {                                   \
     CollectiveScope scope(site("coll.all_gather", bufferText(where)));         \
-    allGather(in, out, numRanks, maxCount);                                    \
+    allGather(in, out, groups, groupSize, numRanks, maxCount);                 \
   }                                                                            \
   void _mlir_ciface_trellis_coll_adasum_##SUFFIX(                              \
       StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,               \

@@ -9,6 +9,8 @@
 
 #include <mpi.h>
 
+#include <limits>
+
 using namespace trellis::collectives;
 
 int trellis::collectives::getWorldRank() {
@@ -45,6 +47,21 @@ double trellis::collectives::sumOverRanks(double value, const char *what) {
 
 double trellis::collectives::maxOverRanks(double value, const char *what) {
   return allReduce(value, MPI_MAX, what);
+}
+
+void trellis::collectives::allGatherBytes(const void *mine, size_t bytes,
+                                          void *all, const char *what) {
+  trellis_coll_init();
+  CollectiveScope scope(what);
+  checkHostCollective(what);
+  if (bytes > static_cast<size_t>(std::numeric_limits<int>::max()))
+    trellis_coll_abort("allGatherBytes: more than 2 GiB per rank", 1);
+  MPI_Request request;
+  int count = static_cast<int>(bytes);
+  checkMpi(MPI_Iallgather(mine, count, MPI_BYTE, all, count, MPI_BYTE,
+                          MPI_COMM_WORLD, &request),
+           "MPI_Iallgather");
+  waitAll(1, &request, "MPI_Iallgather");
 }
 
 void trellis::collectives::barrier(const char *what, double extraSeconds) {

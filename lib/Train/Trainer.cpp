@@ -32,6 +32,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/SourceMgr.h"
@@ -40,6 +41,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numeric>
 
@@ -64,6 +66,8 @@ private:
   llvm::Error checkRanksAgreeOnStart() const;
   int failOnEveryRank(llvm::Error err) const;
   llvm::Error saveCheckpoint(int64_t step);
+  llvm::Error shardParameters();
+  llvm::Expected<llvm::SmallVector<HostArray>> wholeParameters() const;
   llvm::Error checkLoss(int64_t step, double loss,
                         const HostArray &lossArray) const;
   std::string describeKeptCheckpoint() const;
@@ -90,6 +94,10 @@ private:
   NamedArrays trainData, evalData;
   Dataset trainSet, evalSet;
   llvm::SmallVector<HostArray> params;
+  /// With --weight-shards: which parameters `params` holds as this rank's
+  /// shard (coll::isShardedParameter), and their whole shapes.
+  llvm::SmallVector<bool> sharded;
+  llvm::SmallVector<llvm::SmallVector<int64_t>> wholeShapes;
   int64_t startStep = 0;
   /// The step of the checkpoint on disk that this run wrote or resumed
   /// from (-1: none).
@@ -156,6 +164,18 @@ llvm::Error Trainer::compile() {
     compileOptions.gradientReduction.emplace();
     compileOptions.gradientReduction->reduce = options.reduce;
     compileOptions.gradientReduction->batchNorm = options.batchNorm;
+  }
+  // Weight shards change the functions' arguments and results, which the
+  // JIT reads as the entries' signatures: they are applied to the module
+  // itself, before it is compiled.
+  if (options.weightShards > 1) {
+    mlir::PassManager pm(&context);
+    coll::CollShardWeightsOptions shard;
+    shard.shards = options.weightShards;
+    shard.ranks = ranks;
+    pm.addPass(coll::createCollShardWeights(shard));
+    if (mlir::failed(pm.run(*module)))
+      return fail("coll-shard-weights failed on '" + options.modulePath + "'");
   }
   // One compilation serves @train_step and @eval.
   auto compileStart = std::chrono::steady_clock::now();
@@ -264,14 +284,79 @@ static llvm::Error checkFiniteParameters(llvm::ArrayRef<HostArray> params,
   return llvm::Error::success();
 }
 
+/// Rank r keeps rows [(r mod S)·d0/S, (r mod S + 1)·d0/S) of each sharded
+/// parameter: the slice coll-shard-weights returns (its groups are S
+/// consecutive ranks).
+llvm::Error Trainer::shardParameters() {
+  int64_t shards = options.weightShards;
+  if (shards == 1)
+    return llvm::Error::success();
+  auto func = module->lookupSymbol<mlir::func::FuncOp>("train_step");
+  int64_t position = rank % shards;
+  size_t kept = 0, whole = 0;
+  for (auto [i, p] : llvm::enumerate(params)) {
+    wholeShapes.emplace_back(p.getShape());
+    sharded.push_back(
+        coll::isShardedParameter(func.getArgumentTypes()[i], shards));
+    whole += p.getByteSize();
+    if (!sharded.back()) {
+      kept += p.getByteSize();
+      continue;
+    }
+    llvm::SmallVector<int64_t> shape(p.getShape());
+    shape[0] /= shards;
+    llvm::Expected<HostArray> shard = HostArray::create(p.getDType(), shape);
+    if (!shard)
+      return shard.takeError();
+    size_t bytes = shard->getByteSize();
+    std::memcpy(shard->getData(), p.getData() + position * bytes, bytes);
+    p = std::move(*shard);
+    kept += bytes;
+  }
+  if (leader)
+    out << "weight shards: " << shards << " (groups of " << shards
+        << " consecutive ranks); parameter bytes per rank " << kept << " of "
+        << whole << "\n";
+  return llvm::Error::success();
+}
+
+/// The whole parameters from the shards of this rank's group (every rank
+/// takes part: a gather over all ranks).
+llvm::Expected<llvm::SmallVector<HostArray>> Trainer::wholeParameters() const {
+  llvm::SmallVector<HostArray> whole;
+  int64_t shards = options.weightShards;
+  int64_t first = rank - rank % shards;
+  for (auto [i, p] : llvm::enumerate(params)) {
+    if (sharded.empty() || !sharded[i]) {
+      whole.push_back(p.clone());
+      continue;
+    }
+    size_t bytes = p.getByteSize();
+    std::vector<char> all(bytes * ranks);
+    collectives::allGatherBytes(p.getData(), bytes, all.data(),
+                                "the parameter shards for a checkpoint "
+                                "(trellis-train)");
+    llvm::Expected<HostArray> array =
+        HostArray::create(p.getDType(), wholeShapes[i]);
+    if (!array)
+      return array.takeError();
+    std::memcpy(array->getData(), all.data() + first * bytes, bytes * shards);
+    whole.push_back(std::move(*array));
+  }
+  return whole;
+}
+
 llvm::Error Trainer::saveCheckpoint(int64_t step) {
+  llvm::Expected<llvm::SmallVector<HostArray>> whole = wholeParameters();
+  if (!whole)
+    return whole.takeError();
   // Every rank holds the same parameters: all of them stop alike.
-  if (llvm::Error err = checkFiniteParameters(params, trainStep, step))
+  if (llvm::Error err = checkFiniteParameters(*whole, trainStep, step))
     return fail(llvm::toString(std::move(err)) + ": the training diverged; " +
                 describeKeptCheckpoint());
   if (leader)
     if (llvm::Error err =
-            writeCheckpoint(checkpointPath, step, options.seed, params))
+            writeCheckpoint(checkpointPath, step, options.seed, *whole))
       return err;
   savedStep = step;
   return llvm::Error::success();
@@ -374,6 +459,7 @@ llvm::Error Trainer::checkRanksAgreeOnOptions() const {
              .str();
        }},
       {"--resume", options.resume, showBool},
+      {"--weight-shards", uint64_t(options.weightShards), showNumber},
       {"--check-collectives", options.compile.checkCollectives, showBool},
   };
   return checkRanksAgree(settings, rank, ranks);
@@ -431,6 +517,10 @@ llvm::Expected<int> Trainer::run() {
     if (value < 0)
       return fail("--" + Twine(flag) + " must not be negative, got " +
                   Twine(value));
+  if (options.weightShards < 1 || ranks % options.weightShards != 0)
+    return fail("--weight-shards=" + Twine(options.weightShards) +
+                " must be at least 1 and divide the number of ranks (" +
+                Twine(ranks) + ")");
   if (options.outputDir.empty())
     return fail("--output-dir is required (checkpoint, metrics, curve)");
   if (std::error_code ec = llvm::sys::fs::create_directories(options.outputDir))
@@ -482,6 +572,8 @@ llvm::Expected<int> Trainer::run() {
   if (ranks > 1)
     if (llvm::Error err = checkRanksAgreeOnStart())
       return failOnEveryRank(std::move(err));
+  if (llvm::Error err = shardParameters())
+    return std::move(err);
   if (llvm::Error err = compile())
     return std::move(err);
 

@@ -48,6 +48,12 @@ int main(int argc, char **argv) {
                "batch's)"),
       cl::init(trellis::coll::BatchNormStatistics::Local),
       trellis::coll::batchNormStatisticsValues(), cl::cat(category));
+  cl::opt<int64_t> weightShards(
+      "weight-shards",
+      cl::desc("Split every parameter (and the optimizer state) over S "
+               "consecutive ranks between steps, gathered where a step needs "
+               "it (default 1: whole on every rank; docs/collectives.md)"),
+      cl::value_desc("S"), cl::init(1), cl::cat(category));
   cl::opt<std::string> outputDir(
       "output-dir", cl::Required,
       cl::desc("Directory of checkpoint.npz, metrics.jsonl and curve.svg"),
@@ -96,6 +102,7 @@ int main(int argc, char **argv) {
   options.seed = seed;
   options.reduce = reduce;
   options.batchNorm = batchNorm;
+  options.weightShards = weightShards;
   options.outputDir = outputDir;
   options.checkpointEvery = checkpointEvery;
   options.resume = resume;

@@ -2,8 +2,8 @@
 //
 // What a host (the training driver) needs of MPI itself, beside the
 // collectives its compiled code runs: its rank, the number of ranks, a sum
-// of one number over the ranks and a barrier. Part of the collectives
-// runtime, so that a host reaches MPI only through it.
+// of one number over the ranks, a gather of bytes and a barrier. Part of the
+// collectives runtime, so that a host reaches MPI only through it.
 //
 // Like the rest of the runtime, every function initializes MPI if needed
 // (trellis_coll_init) and checks MPI's return code; a failure prints one
@@ -20,6 +20,8 @@
 #ifndef TRELLIS_EXECUTIONENGINE_HOSTCOLLECTIVES_H
 #define TRELLIS_EXECUTIONENGINE_HOSTCOLLECTIVES_H
 
+#include <cstddef>
+
 namespace trellis::collectives {
 
 /// Returns this process's rank in MPI_COMM_WORLD.
@@ -35,6 +37,12 @@ double sumOverRanks(double value, const char *what);
 
 /// Returns the largest `value` of all ranks (as sumOverRanks, MPI_MAX).
 double maxOverRanks(double value, const char *what);
+
+/// Gathers `bytes` bytes of every rank into `all` (MPI_Iallgather, rank
+/// order: rank r's at `all + r * bytes`); `bytes` is the same on every rank
+/// and below 2 GiB. `what` as for sumOverRanks.
+void allGatherBytes(const void *mine, size_t bytes, void *all,
+                    const char *what);
 
 /// Waits until every rank has called it (MPI_Ibarrier), at most the
 /// collective timeout plus `extraSeconds` (e.g. for the time the other

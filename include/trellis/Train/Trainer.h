@@ -51,6 +51,9 @@ struct TrainOptions {
   /// Batch-norm statistics across ranks (coll-average-gradients'
   /// `batch-norm`).
   coll::BatchNormStatistics batchNorm = coll::BatchNormStatistics::Local;
+  /// Ranks each parameter is split over between steps (coll-shard-weights;
+  /// 1: every rank holds all of them). Must divide the number of ranks.
+  int64_t weightShards = 1;
   /// Where checkpoint.npz, metrics.jsonl and curve.svg go (created).
   std::string outputDir;
   /// Write a checkpoint every this many steps (0: only at the end).

@@ -462,12 +462,14 @@ private:
         RankedTensorType::get(stackedShape, xType.getElementType());
     FlatBuffer in = readBuffer(b, loc, op.getX()),
                out = newBuffer(b, loc, stackedType);
-    callRuntime(b, loc, module,
-                byElementType(xType.getElementType(),
-                              RuntimeFunction::CollAllGatherF32,
-                              RuntimeFunction::CollAllGatherF64),
-                {dynamic(b, loc, in.flat), dynamic(b, loc, out.flat),
-                 i64Constant(b, loc, n), maxCountValue(loc), whereValue(loc)});
+    callRuntime(
+        b, loc, module,
+        byElementType(xType.getElementType(), RuntimeFunction::CollAllGatherF32,
+                      RuntimeFunction::CollAllGatherF64),
+        {dynamic(b, loc, in.flat), dynamic(b, loc, out.flat),
+         dynamic(b, loc, constantBuffer(b, loc, flatGroups(op.getGroups()))),
+         i64Constant(b, loc, groupSize(op.getGroups())), i64Constant(b, loc, n),
+         maxCountValue(loc), whereValue(loc)});
     Value stacked = toTensor(b, loc, out.buffer);
     if (dim > 0) {
       SmallVector<int64_t> permutation, shape;

@@ -12,7 +12,7 @@
 // CHECK-DAG: func.func private @trellis_coll_psum_groups_f32(memref<?xf32>, memref<?xf32>, memref<?xi64>, i64, i64, memref<?xi8>) attributes {llvm.emit_c_interface}
 // CHECK-DAG: func.func private @trellis_coll_pmean_groups_f32(memref<?xf32>, memref<?xf32>, memref<?xi64>, i64, i64, memref<?xi8>) attributes {llvm.emit_c_interface}
 // CHECK-DAG: func.func private @trellis_coll_ppermute_f64(memref<?xf64>, memref<?xf64>, memref<?xi64>, i64, memref<?xi8>) attributes {llvm.emit_c_interface}
-// CHECK-DAG: func.func private @trellis_coll_all_gather_f32(memref<?xf32>, memref<?xf32>, i64, i64, memref<?xi8>) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @trellis_coll_all_gather_f32(memref<?xf32>, memref<?xf32>, memref<?xi64>, i64, i64, i64, memref<?xi8>) attributes {llvm.emit_c_interface}
 // CHECK-DAG: func.func private @trellis_coll_adasum_f32(memref<?xf32>, memref<?xf32>, memref<?xi64>, i64, i64, memref<?xi8>) attributes {llvm.emit_c_interface}
 // CHECK-NOT: @trellis_coll_check_result
 // UPSTREAM-DAG: func.func private @trellis_coll_axis_size() -> i64
@@ -121,13 +121,28 @@ func.func @ppermute(%x: tensor<4xf64>) -> tensor<4xf64> {
 // CHECK-LABEL: func.func @all_gather_dim0
 // CHECK: %[[STACK:.*]] = memref.alloc() : memref<4x2x3xf32>
 // CHECK: %[[N:.*]] = arith.constant 4 : i64
-// CHECK: call @trellis_coll_all_gather_f32(%{{.*}}, %{{.*}}, %[[N]], %{{.*}}, %{{.*}})
+// CHECK: call @trellis_coll_all_gather_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[N]], %{{.*}}, %{{.*}})
 // CHECK: %[[T:.*]] = bufferization.to_tensor %[[STACK]]
 // CHECK-NOT: linalg.transpose
 // CHECK: tensor.collapse_shape %[[T]] {{\[\[}}0, 1], [2]] : tensor<4x2x3xf32> into tensor<8x3xf32>
 func.func @all_gather_dim0(%x: tensor<2x3xf32>) -> tensor<8x3xf32> {
   %0 = coll.all_gather %x {axis = "batch", dim = 0 : i64} : tensor<2x3xf32> -> tensor<8x3xf32>
   return %0 : tensor<8x3xf32>
+}
+
+// Within groups: the groups' ranks and their size go to the runtime, the
+// group size is the stacked dimension.
+// CHECK-LABEL: func.func @all_gather_groups
+// CHECK: %[[GSTACK:.*]] = memref.alloc() : memref<2x2x3xf32>
+// CHECK: arith.constant dense<[0, 2, 1, 3]> : tensor<4xi64>
+// CHECK: %[[GROUPS:.*]] = memref.cast %{{.*}} : memref<4xi64> to memref<?xi64>
+// CHECK: %[[GSIZE:.*]] = arith.constant 2 : i64
+// CHECK: %[[GN:.*]] = arith.constant 2 : i64
+// CHECK: call @trellis_coll_all_gather_f32(%{{.*}}, %{{.*}}, %[[GROUPS]], %[[GSIZE]], %[[GN]], %{{.*}}, %{{.*}})
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<2x2x3xf32> into tensor<4x3xf32>
+func.func @all_gather_groups(%x: tensor<2x3xf32>) -> tensor<4x3xf32> {
+  %0 = coll.all_gather %x {axis = "batch", dim = 0 : i64, groups = dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>} : tensor<2x3xf32> -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
 }
 
 // Along dim 1: the rank dimension moves next to dim 1 first.

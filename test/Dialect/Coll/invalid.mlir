@@ -119,6 +119,24 @@ func.func @gather_multiple(%x: tensor<2x3xf32>) -> tensor<5x3xf32> {
 
 // -----
 
+// coll.all_gather-C8
+func.func @gather_groups_overlap(%x: tensor<2x3xf32>) -> tensor<4x3xf32> {
+  // expected-error @+1 {{expects disjoint groups, rank 1 appears twice}}
+  %0 = coll.all_gather %x {axis = "batch", dim = 0 : i64, groups = dense<[[0, 1], [1, 3]]> : tensor<2x2xi64>} : tensor<2x3xf32> -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+// coll.all_gather-C9
+func.func @gather_groups_size(%x: tensor<2x3xf32>) -> tensor<8x3xf32> {
+  // expected-error @+1 {{expects the result's dim 0 to be the group size 2 times x's, got 8 for 2}}
+  %0 = coll.all_gather %x {axis = "batch", dim = 0 : i64, groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>} : tensor<2x3xf32> -> tensor<8x3xf32>
+  return %0 : tensor<8x3xf32>
+}
+
+// -----
+
 // coll.all_gather-C3
 func.func @gather_element_type(%x: tensor<2x3xf32>) -> tensor<4x3xf64> {
   // expected-error @+1 {{expects the result's element type to be x's, got 'f64' and 'f32'}}

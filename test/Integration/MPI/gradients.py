@@ -36,12 +36,16 @@ def attr(rows):
 
 S = "tensor<3x4xf64>"
 G1 = f"tensor<3x{4 * n}xf64>"
+GG = f"tensor<3x{4 * len(groups[0])}xf64>"
 ops = {
     "psum": (f'coll.psum %x {{axis = "batch"}} : {S}', S),
     "psum_groups": (f'coll.psum %x {{axis = "batch", groups = {attr(groups)}}} : {S}', S),
     "pmean": (f'coll.pmean %x {{axis = "batch"}} : {S}', S),
     "ppermute": (f'coll.ppermute %x {{axis = "batch", pairs = {attr(pairs)}}} : {S}', S),
     "all_gather": (f'coll.all_gather %x {{axis = "batch", dim = 1 : i64}} : {S} -> {G1}', G1),
+    "all_gather_groups": (
+        f'coll.all_gather %x {{axis = "batch", dim = 1 : i64, groups = {attr(groups)}}}'
+        f' : {S} -> {GG}', GG),
 }
 
 text = []
@@ -81,6 +85,10 @@ def forward(name, xs):
         return mpi.ppermute(xs, pairs)
     if name == "all_gather":
         return [np.concatenate(xs, axis=1)] * n
+    if name == "all_gather_groups":
+        # Rank r gets its group's tensors in the order the row lists them.
+        row = {r: g for g in groups for r in g}
+        return [np.concatenate([xs[s] for s in row[r]], axis=1) for r in range(n)]
     raise ValueError(name)
 
 
@@ -90,7 +98,7 @@ def total_loss(name, xs, cs):
 
 
 xs = [rng.standard_normal((3, 4)) for _ in range(n)]
-cs = {k: [rng.standard_normal((3, 4) if ty == S else (3, 4 * n))
+cs = {k: [rng.standard_normal(tuple(int(d) for d in ty[7:-5].split("x")))
           for _ in range(n)] for k, (_, ty) in ops.items()}
 job = mpi.MpiJob(workdir, n)
 outs = job.run(path, "main",

@@ -9,6 +9,8 @@
 
 #include "trellis/Dialect/Coll/IR/Coll.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -36,6 +38,25 @@ trellis::coll::getSendPairs(DenseIntElementsAttr pairs) {
   for (size_t i = 0; i + 1 < flat.size(); i += 2)
     result.push_back({flat[i], flat[i + 1]});
   return result;
+}
+
+Value trellis::coll::buildGroupPosition(OpBuilder &b, Location loc,
+                                        StringAttr axis,
+                                        DenseIntElementsAttr groups) {
+  Value rank = AxisIndexOp::create(b, loc, b.getIndexType(), axis);
+  if (!groups)
+    return rank;
+  // positions[r] = r's column in its row, read at this rank.
+  int64_t size = cast<ShapedType>(groups.getType()).getDimSize(1);
+  SmallVector<int64_t> flat(groups.getValues<int64_t>());
+  SmallVector<APInt> positions(flat.size(), APInt(64, 0));
+  for (auto [i, r] : llvm::enumerate(flat))
+    positions[r] = APInt(64, static_cast<int64_t>(i) % size);
+  auto type = RankedTensorType::get({static_cast<int64_t>(flat.size())},
+                                    b.getIndexType());
+  Value table = arith::ConstantOp::create(
+      b, loc, DenseIntElementsAttr::get(type, positions));
+  return tensor::ExtractOp::create(b, loc, table, ValueRange{rank});
 }
 
 /// C3 of psum, pmean, adasum and ppermute, C2 of all_gather (cited where
@@ -147,6 +168,15 @@ LogicalResult AllGatherOp::verify() {
       return emitOpError("expects the result's dim ")
              << dim << " to be a positive multiple (the number of ranks) of "
              << in << ", got " << out;
+  }
+  if (failed(verifyGroups(*this, getGroups()))) // (coll.all_gather-C8)
+    return failure();
+  if (auto groups = getGroups()) { // (coll.all_gather-C9)
+    int64_t size = cast<ShapedType>(groups->getType()).getDimSize(1);
+    if (getNumRanks() != size)
+      return emitOpError("expects the result's dim ")
+             << dim << " to be the group size " << size << " times x's, got "
+             << result.getDimSize(dim) << " for " << x.getDimSize(dim);
   }
   return success();
 }

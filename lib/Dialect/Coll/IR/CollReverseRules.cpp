@@ -7,7 +7,8 @@
 //   psum(x)        -> psum(dy)            (same groups)
 //   pmean(x)       -> pmean(dy)
 //   ppermute(x, P) -> ppermute(dy, P⁻¹)   (the pairs reversed)
-//   all_gather(x)  -> this rank's slice of psum(dy)   (a reduce-scatter)
+//   all_gather(x)  -> this rank's slice of psum(dy)   (a reduce-scatter;
+//                     both within the groups, if any)
 //
 // Adasum is not differentiable (its coefficients depend on the inputs in a
 // way nobody needs gradients of); it has no rule, so differentiating through
@@ -68,12 +69,13 @@ LogicalResult AllGatherOp::buildReverse(OpBuilder &b, ReverseContext &,
     return success();
   }
   Location loc = getLoc();
-  // Sum the cotangent over the ranks, then keep this rank's slice.
+  // Sum the cotangent over the ranks (of the group), then keep this rank's
+  // slice.
   Value summed =
-      PsumOp::create(b, loc, dres[0], getAxisAttr(), DenseIntElementsAttr());
+      PsumOp::create(b, loc, dres[0], getAxisAttr(), getGroupsAttr());
   int64_t dim = getDim();
   int64_t size = getX().getType().getDimSize(dim);
-  Value index = AxisIndexOp::create(b, loc, b.getIndexType(), getAxisAttr());
+  Value index = buildGroupPosition(b, loc, getAxisAttr(), getGroupsAttr());
   Value offset = arith::MulIOp::create(
       b, loc, index, trellis::builders::indexConst(b, loc, size));
   d.assign(

@@ -38,6 +38,13 @@ getRankGroups(mlir::DenseIntElementsAttr groups);
 llvm::SmallVector<std::pair<int64_t, int64_t>>
 getSendPairs(mlir::DenseIntElementsAttr pairs);
 
+/// This rank's position in its group of `groups` (the order its row lists
+/// the ranks), its rank on `axis` without groups: the index of its slice
+/// in a grouped all_gather's result.
+mlir::Value buildGroupPosition(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::StringAttr axis,
+                               mlir::DenseIntElementsAttr groups);
+
 } // namespace trellis::coll
 
 #endif // TRELLIS_DIALECT_COLL_IR_COLL_H

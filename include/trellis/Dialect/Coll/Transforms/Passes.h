@@ -76,6 +76,16 @@ enum class GradientArgKind {
 /// `wrt` is a list of strings.)
 std::optional<GradientArgKind> parseGradientArgKind(llvm::StringRef text);
 
+/// True if coll-shard-weights splits a parameter of `type` over `shards`
+/// ranks: a float tensor whose first dimension is a multiple of `shards`
+/// (shards > 1). The trainer splits its host arrays by the same rule.
+bool isShardedParameter(mlir::Type type, int64_t shards);
+
+/// The shard groups of coll-shard-weights: `ranks / shards` groups of
+/// `shards` consecutive ranks.
+llvm::SmallVector<llvm::SmallVector<int64_t>> getShardGroups(int64_t shards,
+                                                             int64_t ranks);
+
 #define GEN_PASS_DECL
 #include "trellis/Dialect/Coll/Transforms/Passes.h.inc"
 

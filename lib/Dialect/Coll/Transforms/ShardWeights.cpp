@@ -1,0 +1,211 @@
+//===- ShardWeights.cpp - Parameters kept as shards between steps ---------===//
+//
+// Each sharded parameter of a training-convention function is gathered at
+// the function's entry and its new value returned as this rank's shard
+// (pass description in dialects/Coll/Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#include "trellis/Dialect/Coll/Transforms/Passes.h"
+
+#include "trellis/Dialect/Coll/IR/Coll.h"
+#include "trellis/Utils/StructuredBuilders.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace trellis::coll {
+#define GEN_PASS_DEF_COLLSHARDWEIGHTS
+#include "trellis/Dialect/Coll/Transforms/Passes.h.inc"
+} // namespace trellis::coll
+
+using namespace mlir;
+using namespace trellis::coll;
+
+bool trellis::coll::isShardedParameter(Type type, int64_t shards) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return shards > 1 && tensor && tensor.hasStaticShape() &&
+         tensor.getRank() >= 1 && isa<FloatType>(tensor.getElementType()) &&
+         tensor.getDimSize(0) > 0 && tensor.getDimSize(0) % shards == 0;
+}
+
+SmallVector<SmallVector<int64_t>> trellis::coll::getShardGroups(int64_t shards,
+                                                                int64_t ranks) {
+  SmallVector<SmallVector<int64_t>> groups;
+  for (int64_t first = 0; first < ranks; first += shards) {
+    groups.emplace_back();
+    for (int64_t d = 0; d < shards; ++d)
+      groups.back().push_back(first + d);
+  }
+  return groups;
+}
+
+namespace {
+
+/// This rank's shard (rows along dimension 0) of values of the function
+/// that `returnOp` ends, built right before it. Elementwise computations
+/// (the optimizer's update) are recomputed on shards of their operands
+/// instead of being sliced after the fact, down to the gathered parameters,
+/// whose shards are the arguments: the update runs on 1/S of the elements
+/// and the moments it alone reads need no gather.
+class Slicer {
+public:
+  Slicer(func::ReturnOp returnOp, int64_t shards, StringAttr axis,
+         DenseIntElementsAttr groups)
+      : b(returnOp), loc(returnOp.getLoc()), shards(shards), axis(axis),
+        groups(groups) {}
+
+  RankedTensorType shardType(RankedTensorType full) const {
+    SmallVector<int64_t> shape(full.getShape());
+    shape[0] /= shards;
+    return RankedTensorType::get(shape, full.getElementType());
+  }
+
+  Value shardOf(Value v) {
+    if (Value known = this->known.lookup(v))
+      return known;
+    auto full = cast<RankedTensorType>(v.getType());
+    Value shard;
+    Operation *def = v.getDefiningOp();
+    if (auto empty = dyn_cast_if_present<tensor::EmptyOp>(def)) {
+      shard = tensor::EmptyOp::create(b, loc, shardType(full).getShape(),
+                                      full.getElementType());
+    } else if (def && isElementwise(def, full.getShape())) {
+      // One clone for all its results.
+      IRMapping mapping;
+      for (Value operand : def->getOperands())
+        mapping.map(operand, shardOf(operand));
+      Operation *clone = b.clone(*def, mapping);
+      for (auto [result, cloned] :
+           llvm::zip(def->getResults(), clone->getResults())) {
+        cloned.setType(shardType(cast<RankedTensorType>(result.getType())));
+        this->known[result] = cloned;
+      }
+      return this->known.lookup(v);
+    } else {
+      shard = trellis::builders::extractAlong(b, loc, v, 0, getOffset(full),
+                                              shardType(full).getDimSize(0));
+    }
+    this->known[v] = shard;
+    return shard;
+  }
+
+  /// Values whose shard is known: the gathered parameters' (their
+  /// arguments) and those built so far.
+  DenseMap<Value, Value> known;
+
+private:
+  /// An op that maps elements to elements at the same index, all of whose
+  /// operands and results are tensors of `shape`: arith/math ops on tensors
+  /// and linalg.generic with identity maps and parallel loops only.
+  static bool isElementwise(Operation *op, ArrayRef<int64_t> shape) {
+    auto sameShape = [&](Type type) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      return tensor && tensor.getShape() == shape;
+    };
+    if (!llvm::all_of(op->getOperandTypes(), sameShape) ||
+        !llvm::all_of(op->getResultTypes(), sameShape))
+      return false;
+    if (auto generic = dyn_cast<linalg::GenericOp>(op))
+      return llvm::all_of(generic.getIndexingMapsArray(),
+                          [](AffineMap map) { return map.isIdentity(); }) &&
+             generic.getNumParallelLoops() == generic.getNumLoops();
+    return op->hasTrait<OpTrait::Elementwise>() && op->getNumRegions() == 0 &&
+           isMemoryEffectFree(op);
+  }
+
+  /// The first row of this rank's shard of a tensor of type `full`.
+  Value getOffset(RankedTensorType full) {
+    if (!position)
+      position = buildGroupPosition(b, loc, axis, groups);
+    return arith::MulIOp::create(
+        b, loc, position,
+        arith::ConstantIndexOp::create(b, loc, shardType(full).getDimSize(0)));
+  }
+
+  OpBuilder b;
+  Location loc;
+  int64_t shards;
+  StringAttr axis;
+  DenseIntElementsAttr groups;
+  Value position;
+};
+
+struct CollShardWeightsPass
+    : trellis::coll::impl::CollShardWeightsBase<CollShardWeightsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    int64_t s = shards, n = ranks;
+    if (s < 1 || (s > 1 && (n < 1 || n % s != 0))) {
+      emitError(getOperation().getLoc(), "coll-shard-weights: shards=")
+          << s << " must be at least 1 and divide ranks=" << n;
+      return signalPassFailure();
+    }
+    if (s == 1)
+      return;
+    OpBuilder b(&getContext());
+    SmallVector<int64_t> flat;
+    for (const SmallVector<int64_t> &group : getShardGroups(shards, ranks))
+      llvm::append_range(flat, group);
+    auto groups = DenseIntElementsAttr::get(
+        RankedTensorType::get({ranks / shards, shards}, b.getI64Type()), flat);
+    SmallVector<std::string> names(functions.begin(), functions.end());
+    if (names.empty())
+      names = {"train_step", "eval"};
+    for (const std::string &name : names)
+      if (auto func = getOperation().lookupSymbol<func::FuncOp>(name);
+          func && !func.isExternal())
+        shard(func, groups);
+  }
+
+  void shard(func::FuncOp func, DenseIntElementsAttr groups) {
+    OpBuilder b = OpBuilder::atBlockBegin(&func.front());
+    StringAttr axisAttr = b.getStringAttr(axis);
+    auto returnOp = cast<func::ReturnOp>(func.front().getTerminator());
+    SmallVector<Type> argTypes(func.getArgumentTypes());
+    SmallVector<Type> resultTypes(func.getResultTypes());
+    Slicer slicer(returnOp, shards, axisAttr, groups);
+    SmallVector<unsigned> returned;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+      if (func.getArgAttr(i, "trellis.batch"))
+        break; // The parameters are the leading arguments.
+      BlockArgument arg = func.getArgument(i);
+      if (!isShardedParameter(arg.getType(), shards))
+        continue;
+      auto full = cast<RankedTensorType>(arg.getType());
+      RankedTensorType shardType = slicer.shardType(full);
+      arg.setType(shardType);
+      argTypes[i] = shardType;
+      auto gather = AllGatherOp::create(b, arg.getLoc(), full, arg, axisAttr,
+                                        b.getI64IntegerAttr(0), groups);
+      arg.replaceAllUsesExcept(gather.getResult(), gather);
+      slicer.known[gather.getResult()] = arg;
+      // The new value of the parameter, if the function returns it; its
+      // shard is built once every parameter's is known.
+      if (i < returnOp.getNumOperands() && resultTypes[i] == full) {
+        returned.push_back(i);
+        resultTypes[i] = shardType;
+      }
+    }
+    for (unsigned i : returned)
+      returnOp.setOperand(i, slicer.shardOf(returnOp.getOperand(i)));
+    func.setFunctionType(b.getFunctionType(argTypes, resultTypes));
+    // The whole values only the shards needed (the optimizer's moments, the
+    // full update) are gone now.
+    SmallVector<Operation *> ops;
+    for (Operation &op : func.front().without_terminator())
+      ops.push_back(&op);
+    for (Operation *op : llvm::reverse(ops))
+      if (isOpTriviallyDead(op))
+        op->erase();
+  }
+};
+
+} // namespace
