@@ -8,12 +8,13 @@ rank with one thread (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS,
 TRELLIS_NUM_THREADS = 1) and its own batch of --batch sequences, so a
 step of the 2-rank job trains twice the examples: the throughput ratio is
 2 × steps/s(np=2) / steps/s(np=1), target >= 1.8. Under mpirun the trainer
-reduces the gradients with coll-average-gradients, and, where its pipeline
-runs coll-bucket-reductions (docs/collectives.md: not yet by default), in
-25 MiB buckets, each started where the backward pass has computed it and
-waited for before the update; TRELLIS_COLL_STATS=1 makes every rank print
-the time it spent in coll.wait (the reduction's exposed time), reported
-per step (0 without buckets: the per-tensor pmeans are not counted).
+reduces the gradients with coll-average-gradients and fuses them with
+coll-bucket-reductions into buckets of --bucket-bytes (the trainer's
+default 25 MiB; -1: no buckets), each started where the backward pass has
+computed it and waited for before the update; TRELLIS_COLL_STATS=1 makes
+every rank print the time it spent in coll.wait (the reduction's exposed
+time), reported per step (0 without buckets: the per-tensor pmeans are not
+counted). The host's CPU and the NumPy GEMM anchor are printed first.
 
 Runs alternate np=1 and np=2, --rounds times; medians (min-max).
 Run it while holding the build lock exclusively:
@@ -21,7 +22,7 @@ Run it while holding the build lock exclusively:
 
 Usage: bench/data_parallel.py [--rounds 3] [--steps 30] [--build build]
        [--layers 2] [--width 256] [--seq 64] [--ff 1024] [--vocab 256]
-       [--batch 8]
+       [--batch 8] [--bucket-bytes N]
 """
 import argparse
 import os
@@ -47,7 +48,15 @@ parser.add_argument("--seq", type=int, default=64)
 parser.add_argument("--ff", type=int, default=1024)
 parser.add_argument("--vocab", type=int, default=256)
 parser.add_argument("--batch", type=int, default=8)
+parser.add_argument("--bucket-bytes", type=int, default=None,
+                    help="trellis-train's --bucket-bytes (default: its own)")
 args = parser.parse_args()
+
+sys.path.insert(0, HERE)
+import perf  # noqa: E402  (bench/perf.py: host and anchor lines)
+
+print(perf.host_description())
+perf.print_anchor_health(10)
 
 work = tempfile.mkdtemp(prefix="trellis-dp-bench-")
 model = os.path.join(work, "model.mlir")
@@ -78,6 +87,8 @@ def run(ranks, round_):
     cmd = [train, model, f"--data={data}", f"--steps={args.steps}",
            f"--output-dir={out}", "--log-every=1000000",
            f"--cache-dir={cache}"]
+    if args.bucket_bytes is not None:
+        cmd.append(f"--bucket-bytes={args.bucket_bytes}")
     if ranks > 1:
         cmd = ["mpirun", "--bind-to", "core", "-np", str(ranks)] + cmd
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)

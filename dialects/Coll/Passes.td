@@ -23,7 +23,10 @@ def CollAverageGradients
 
     With `weight-shards=S > 1` the job's `ranks` ranks hold `S` shards of the
     weights; rank `r` holds shard `r mod S`, and only gradients of matching
-    shards are reduced (groups `[[d, S+d, 2S+d, …] for d < S]`).
+    shards are reduced (groups `[[d, S+d, 2S+d, …] for d < S]`). A gradient
+    with respect to an argument carrying `coll.replica_groups` (a shard
+    made by `coll-shard-weights`) is reduced within those groups whatever
+    the options say.
 
     By default every gradient is reduced, whatever it is taken with respect
     to, data included. `wrt` lists the kinds of differentiated operands
@@ -137,16 +140,23 @@ def CollShardWeights : Pass<"coll-shard-weights", "::mlir::ModuleOp"> {
     on every rank: `isShardedParameter`, which the trainer shares).
 
     In each such function, a sharded parameter's argument becomes its shard
-    (`tensor<d0/S x …>`), gathered at the entry by a `coll.all_gather` over
-    the shard groups: the body computes as before. Where the function
+    (`tensor<d0/S x …>`) and carries `coll.replica_groups`, the ranks
+    holding the same shard (`[[d, S+d, …] for d < S]`). An `ad.grad` or
+    `ad.value_and_grad` taking the parameter differentiates instead a
+    wrapper of its function that gathers the shards (`coll.all_gather` over
+    the shard groups, inside an `ad.checkpoint`, so that the backward pass
+    gathers again) and calls it: the derivative of the gather, a psum
+    within the shard group and this rank's rows, gives the group's summed
+    gradient of the shard, which is divided by S. `coll-average-gradients`
+    then averages it over the replica groups (it reads the attribute), the
+    whole parameters' gradients over all ranks: the step is the unsharded
+    one. Other uses gather at the function's entry. Where the function
     returns the parameter's new value (result `i` of the same type as
     parameter `i`: `@train_step`'s convention), it returns this rank's
-    shard of it instead (`tensor.extract_slice` at the rank's position in
-    its group). So between steps each rank keeps `1/S` of the parameters
-    and optimizer state; within a step the whole parameters exist for the
-    step's duration. The gradients are reduced as without shards
-    (`coll-average-gradients` over all ranks, whose data all contribute to
-    every shard): the steps equal the unsharded ones.
+    shard: elementwise computations (the optimizer's update) are recomputed
+    on the shards of their operands, anything else is sliced at the rank's
+    rows. So between steps each rank keeps `1/S` of the parameters and
+    optimizer state, and the update runs on `1/S` of the elements.
 
     Run it with `coll-average-gradients`, before `ad-differentiate`. A
     `shards` that does not divide `ranks` is an error.
@@ -155,15 +165,28 @@ def CollShardWeights : Pass<"coll-shard-weights", "::mlir::ModuleOp"> {
 
     ```mlir
     func.func @train_step(%w: tensor<8x4xf32>, %x: tensor<2x8xf32> {trellis.batch = "x"})
-        -> (tensor<8x4xf32>, tensor<f32>)
+        -> (tensor<8x4xf32>, tensor<f32>) {
+      %l, %g = ad.value_and_grad @loss(%w, %x) ...
+      %w2 = arith.subf %w, %g : tensor<8x4xf32>
+      return %w2, %l : tensor<8x4xf32>, tensor<f32>
+    }
     // becomes
-    func.func @train_step(%w: tensor<4x4xf32>, %x: ...) -> (tensor<4x4xf32>, tensor<f32>) {
-      %full = coll.all_gather %w {axis = "batch", dim = 0 : i64,
-          groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>}
-          : tensor<4x4xf32> -> tensor<8x4xf32>
-      ...
-      %shard = tensor.extract_slice %new[%offset, 0] [4, 4] [1, 1] ...
-      return %shard, %loss : tensor<4x4xf32>, tensor<f32>
+    func.func private @loss.weight_shards(%s: tensor<4x4xf32>, %x: ...) -> tensor<f32> {
+      %w = ad.checkpoint -> tensor<8x4xf32> {
+        %full = coll.all_gather %s {axis = "batch", dim = 0 : i64,
+            groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>}
+            : tensor<4x4xf32> -> tensor<8x4xf32>
+        ad.yield %full : tensor<8x4xf32>
+      }
+      %l = call @loss(%w, %x) ...
+      return %l : tensor<f32>
+    }
+    func.func @train_step(%w: tensor<4x4xf32> {coll.replica_groups = dense<[[0, 2], [1, 3]]> ...},
+                          %x: ...) -> (tensor<4x4xf32>, tensor<f32>) {
+      %l, %g = ad.value_and_grad @loss.weight_shards(%w, %x) ...
+      %mean = arith.mulf %g, %half : tensor<4x4xf32>
+      %w2 = arith.subf %w, %mean : tensor<4x4xf32>
+      return %w2, %l : tensor<4x4xf32>, tensor<f32>
     }
     ```
   }];

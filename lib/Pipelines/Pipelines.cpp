@@ -68,6 +68,14 @@ void trellis::buildLowerToLLVMPipeline(OpPassManager &pm,
   nnToLinalg.attentionChunk = options.attentionChunk;
   pm.addPass(createConvertNNToLinalg(nnToLinalg));
   pm.addPass(createCanonicalizerPass());
+  // The gradients' reductions, now in the differentiated and inlined step,
+  // fused into buckets that start where the backward pass has their
+  // tensors (docs/collectives.md, "Buckets and overlap").
+  if (options.gradientReduction && options.gradientReduction->bucketBytes) {
+    coll::CollBucketReductionsOptions buckets;
+    buckets.bucketBytes = *options.gradientReduction->bucketBytes;
+    pm.addPass(coll::createCollBucketReductions(buckets));
+  }
 
   // Collectives to mpi ops and runtime calls on buffers of the tensors.
   ConvertCollToMPIOptions collToMPI;

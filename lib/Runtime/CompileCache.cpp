@@ -191,11 +191,13 @@ static void hashOptions(HashStream &os, const CompileOptions &options) {
   os.field("remat.budget", budget);
   os.field("gradientReduction", gradientReduction.has_value());
   if (gradientReduction) {
-    const auto &[reduce, batchNorm, weightShards, ranks] = *gradientReduction;
+    const auto &[reduce, batchNorm, weightShards, ranks, bucketBytes] =
+        *gradientReduction;
     os.field("gradientReduction.reduce", static_cast<int64_t>(reduce));
     os.field("gradientReduction.batchNorm", static_cast<int64_t>(batchNorm));
     os.field("gradientReduction.weightShards", weightShards);
     os.field("gradientReduction.ranks", ranks);
+    os.field("gradientReduction.bucketBytes", bucketBytes.value_or(-1));
   }
   // The choice itself (the JIT has replaced a measured one by the host's).
   const auto &[sgemmSmall, sgemmMedium, sgemmLarge, sgemmThin, sgemmShort,

@@ -164,6 +164,8 @@ llvm::Error Trainer::compile() {
     compileOptions.gradientReduction.emplace();
     compileOptions.gradientReduction->reduce = options.reduce;
     compileOptions.gradientReduction->batchNorm = options.batchNorm;
+    if (options.bucketBytes >= 0)
+      compileOptions.gradientReduction->bucketBytes = options.bucketBytes;
   }
   // Weight shards change the functions' arguments and results, which the
   // JIT reads as the entries' signatures: they are applied to the module
@@ -460,6 +462,8 @@ llvm::Error Trainer::checkRanksAgreeOnOptions() const {
        }},
       {"--resume", options.resume, showBool},
       {"--weight-shards", uint64_t(options.weightShards), showNumber},
+      {"--bucket-bytes", uint64_t(options.bucketBytes),
+       [](uint64_t key) { return std::to_string(int64_t(key)); }},
       {"--check-collectives", options.compile.checkCollectives, showBool},
   };
   return checkRanksAgree(settings, rank, ranks);
@@ -517,6 +521,9 @@ llvm::Expected<int> Trainer::run() {
     if (value < 0)
       return fail("--" + Twine(flag) + " must not be negative, got " +
                   Twine(value));
+  if (options.bucketBytes < -1)
+    return fail("--bucket-bytes must be -1 (no buckets), 0 or positive, got " +
+                Twine(options.bucketBytes));
   if (options.weightShards < 1 || ranks % options.weightShards != 0)
     return fail("--weight-shards=" + Twine(options.weightShards) +
                 " must be at least 1 and divide the number of ranks (" +

@@ -13,6 +13,11 @@ rounding (rtol 1e-6; bit-identical is expected, not required). The
 trainer's line of parameter bytes per rank must show 1/S of the whole, and
 a shard count that does not divide the ranks is one line, exit 1.
 
+The unsharded run uses the trainer's default buckets (25 MiB: all
+gradients of this model in one bucket); --bucket-bytes=-1 (blocking
+reductions per tensor) and 0 (a nonblocking one per tensor) must train
+alike within rtol 1e-5 (OpenMPI may sum a longer buffer in another order).
+
 usage: weight_shards.py WORKDIR MODEL
 """
 
@@ -38,13 +43,13 @@ for name, n in [("train", 1600), ("test", 1000)]:
              y=rng.integers(0, 10, n).astype(np.int32))
 
 
-def run(tag, ranks, shards, steps=8, resume=False):
+def run(tag, ranks, shards, steps=8, resume=False, extra=()):
     out = os.path.join(work, tag)
     cmd = mpi.mpirun_command(ranks) + [
         "trellis-train", model, f"--data={work}/train.npz",
         f"--eval-data={work}/test.npz", f"--steps={steps}", "--eval-every=4",
         f"--output-dir={out}"] + ([f"--weight-shards={shards}"] if shards else []) \
-        + (["--resume"] if resume else [])
+        + (["--resume"] if resume else []) + list(extra)
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     return proc, out
 
@@ -104,6 +109,20 @@ for shards in (2, 4):
     check.expect(f"{tag}.checkpoint", shapes and worst <= 1e-6,
                  f"{len(ckpt.files)} arrays of whole shapes, worst "
                  f"norm-relative difference {worst:.1e}")
+
+for bucket in (-1, 0):
+    tag = f"bucket{bucket}"
+    proc, out = run(tag, 4, None, extra=[f"--bucket-bytes={bucket}"])
+    if not check.expect(f"{tag}.ran", proc.returncode == 0,
+                        f"exit {proc.returncode} {proc.stderr.strip()[-300:]}"):
+        continue
+    rows = losses_and_metrics(out)
+    worst = max(abs(got[k] - v) / max(abs(v), 1e-30)
+                for got, want in zip(rows, want_rows)
+                for k, v in want.items() if isinstance(v, float))
+    check.expect(f"{tag}.metrics", len(rows) == len(want_rows) and worst <= 1e-5,
+                 f"{len(rows)} rows, worst relative difference to the default "
+                 f"buckets {worst:.1e}")
 
 # Resumed from the whole checkpoint, split again: still the unsharded run.
 base, _ = run("unsharded", 4, None, steps=12, resume=True)

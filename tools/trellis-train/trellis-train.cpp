@@ -54,6 +54,14 @@ int main(int argc, char **argv) {
                "consecutive ranks between steps, gathered where a step needs "
                "it (default 1: whole on every rank; docs/collectives.md)"),
       cl::value_desc("S"), cl::init(1), cl::cat(category));
+  cl::opt<int64_t> bucketBytes(
+      "bucket-bytes",
+      cl::desc("Under mpirun, fuse the gradients' reductions into buckets of "
+               "at most N bytes that start while the backward pass still "
+               "runs (default 26214400 = 25 MiB; 0: one per tensor; -1: no "
+               "buckets, blocking reductions after the backward pass)"),
+      cl::value_desc("N"), cl::init(trellis::train::kDefaultBucketBytes),
+      cl::cat(category));
   cl::opt<std::string> outputDir(
       "output-dir", cl::Required,
       cl::desc("Directory of checkpoint.npz, metrics.jsonl and curve.svg"),
@@ -103,6 +111,7 @@ int main(int argc, char **argv) {
   options.reduce = reduce;
   options.batchNorm = batchNorm;
   options.weightShards = weightShards;
+  options.bucketBytes = bucketBytes;
   options.outputDir = outputDir;
   options.checkpointEvery = checkpointEvery;
   options.resume = resume;

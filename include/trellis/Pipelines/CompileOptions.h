@@ -8,6 +8,8 @@
 //   --check-collectives   -> checkCollectives   -> convert-coll-to-mpi
 //   --remat/...           -> remat              -> ad-remat
 //   --reduce (trainer)    -> gradientReduction  -> coll-average-gradients
+//   --bucket-bytes (trainer) -> gradientReduction.bucketBytes
+//                            -> coll-bucket-reductions
 //   --sgemm               -> sgemm, measureGemmLibraries -> the JIT's
 //                            measurement (GemmChoice.h), convert-linalg-to-blas
 //   --parallel-loops      -> parallelLoops      -> trellis-parallelize-linalg,
@@ -56,6 +58,10 @@ struct GradientReductionOptions {
   int64_t weightShards = 1;
   /// Ranks of the job; needed when weightShards > 1.
   int64_t ranks = 0;
+  /// If set, the reductions are fused into buckets of at most this many
+  /// bytes whose communication overlaps the backward pass
+  /// (coll-bucket-reductions' `bucket-bytes`; 0: one per tensor).
+  std::optional<int64_t> bucketBytes;
 };
 
 /// Every option of compiling a module to native code.

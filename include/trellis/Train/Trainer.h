@@ -38,6 +38,10 @@ namespace trellis::train {
 /// one write of the parameters per 500 steps.
 inline constexpr int64_t kDefaultCheckpointEvery = 500;
 
+/// The default bucket of the gradients' reductions: 25 MiB, PyTorch DDP's
+/// `bucket_cap_mb` (coll-bucket-reductions' default too).
+inline constexpr int64_t kDefaultBucketBytes = 25 << 20;
+
 struct TrainOptions {
   std::string modulePath;
   /// Training data: a .npz archive whose arrays the batch arguments name.
@@ -54,6 +58,11 @@ struct TrainOptions {
   /// Ranks each parameter is split over between steps (coll-shard-weights;
   /// 1: every rank holds all of them). Must divide the number of ranks.
   int64_t weightShards = 1;
+  /// Under mpirun, the gradients' reductions are fused into buckets of at
+  /// most this many bytes, overlapped with the backward pass
+  /// (coll-bucket-reductions; 0: one per tensor; negative: no buckets, one
+  /// blocking reduction per tensor after the backward pass).
+  int64_t bucketBytes = kDefaultBucketBytes;
   /// Where checkpoint.npz, metrics.jsonl and curve.svg go (created).
   std::string outputDir;
   /// Write a checkpoint every this many steps (0: only at the end).

@@ -106,12 +106,31 @@ GradientArgKind classifyOperand(Value operand) {
              : GradientArgKind::Parameter;
 }
 
+/// The replica groups coll-shard-weights put on the argument `operand` is,
+/// if it is one of its shards (kReplicaGroupsAttr): its gradient is
+/// reduced with the matching shards only.
+DenseIntElementsAttr getReplicaGroups(Value operand) {
+  auto arg = dyn_cast<BlockArgument>(operand);
+  auto func = arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp())
+                  : func::FuncOp();
+  if (!func || arg.getOwner() != &func.getBody().front())
+    return {};
+  return func.getArgAttrOfType<DenseIntElementsAttr>(arg.getArgNumber(),
+                                                     kReplicaGroupsAttr);
+}
+
 /// Builds the reduction of one gradient tensor.
 class Reducer {
 public:
   Reducer(OpBuilder &b, StringAttr axis, DenseIntElementsAttr groups,
           int64_t groupSize)
       : b(b), axis(axis), groups(groups), groupSize(groupSize) {}
+
+  /// The same reducer within other groups.
+  Reducer within(DenseIntElementsAttr other) const {
+    return Reducer(b, axis, other,
+                   cast<ShapedType>(other.getType()).getDimSize(1));
+  }
 
   Value reduce(Location loc, Value g, GradientReduction reduction) {
     switch (reduction) {
@@ -274,7 +293,10 @@ struct CollAverageGradientsPass
         SmallVector<OpOperand *> uses;
         for (OpOperand &use : g.getUses())
           uses.push_back(&use);
-        Value reduced = reducer.reduce(op->getLoc(), g, reduce);
+        Value operand = op.getDerivativeOperands()[argnums[i]];
+        DenseIntElementsAttr replicas = getReplicaGroups(operand);
+        Value reduced = (replicas ? reducer.within(replicas) : reducer)
+                            .reduce(op->getLoc(), g, reduce);
         for (OpOperand *use : uses)
           use->set(reduced);
       }

@@ -8,6 +8,7 @@
 
 #include "trellis/Dialect/Coll/Transforms/Passes.h"
 
+#include "trellis/Dialect/AD/IR/AD.h"
 #include "trellis/Dialect/Coll/IR/Coll.h"
 #include "trellis/Utils/StructuredBuilders.h"
 
@@ -26,6 +27,7 @@ namespace trellis::coll {
 } // namespace trellis::coll
 
 using namespace mlir;
+using namespace trellis;
 using namespace trellis::coll;
 
 bool trellis::coll::isShardedParameter(Type type, int64_t shards) {
@@ -165,6 +167,105 @@ struct CollShardWeightsPass
         shard(func, groups);
   }
 
+  /// Makes `op` differentiate with respect to the shards of the gathered
+  /// parameters it takes: it calls a wrapper of its function that gathers
+  /// them (in an ad.checkpoint: the backward pass gathers again instead of
+  /// keeping the whole parameter), so that the derivative of the gather,
+  /// a reduce-scatter within the shard group, gives each rank the sum of
+  /// its group's gradients for its rows; divided by S, their mean. The old
+  /// whole gradient is the gather of the new one, which the update's
+  /// shards read directly.
+  LogicalResult differentiateShards(ad::DerivativeOpInterface op,
+                                    Slicer &slicer,
+                                    DenseIntElementsAttr groups) {
+    OperandRange operands = op.getDerivativeOperands();
+    SmallVector<Value> shards(operands.size());
+    bool any = false;
+    for (auto [j, operand] : llvm::enumerate(operands))
+      if (Value shard = slicer.known.lookup(operand);
+          shard && isa<BlockArgument>(shard)) {
+        shards[j] = shard;
+        any = true;
+      }
+    if (!any)
+      return success();
+    ModuleOp module = getOperation();
+    auto callee = module.lookupSymbol<func::FuncOp>(op.getCalleeAttr());
+    if (!callee)
+      return op->emitOpError("coll-shard-weights: no function ")
+             << op.getCalleeAttr();
+
+    // @f.weight_shards(shards and the other operands) gathers, calls @f.
+    OpBuilder b(callee);
+    Location loc = op.getLoc();
+    SmallVector<Type> inputs;
+    for (auto [j, operand] : llvm::enumerate(operands))
+      inputs.push_back(shards[j] ? shards[j].getType() : operand.getType());
+    auto wrapper = func::FuncOp::create(
+        b, loc, (callee.getSymName() + ".weight_shards").str(),
+        b.getFunctionType(inputs, callee.getResultTypes()));
+    wrapper.setPrivate();
+    SymbolTable(module).insert(wrapper);
+    Block *body = wrapper.addEntryBlock();
+    b.setInsertionPointToStart(body);
+    SmallVector<Value> args(body->getArguments());
+    StringAttr axisAttr = b.getStringAttr(axis);
+    for (auto [j, arg] : llvm::enumerate(args)) {
+      if (!shards[j])
+        continue;
+      Type full = operands[j].getType();
+      auto checkpoint = ad::CheckpointOp::create(b, loc, TypeRange{full},
+                                                 ValueRange{}, StringAttr());
+      OpBuilder cb =
+          OpBuilder::atBlockBegin(b.createBlock(&checkpoint.getBody()));
+      Value gathered = AllGatherOp::create(cb, loc, full, arg, axisAttr,
+                                           cb.getI64IntegerAttr(0), groups);
+      ad::YieldOp::create(cb, loc, gathered);
+      b.setInsertionPointAfter(checkpoint);
+      arg = checkpoint.getResult(0);
+    }
+    auto call = func::CallOp::create(b, loc, callee, args);
+    func::ReturnOp::create(b, loc, call.getResults());
+
+    // The derivative of the wrapper, the shards' gradients shard-typed.
+    b.setInsertionPoint(op);
+    Operation *clone = b.clone(*op);
+    clone->setAttr("callee", FlatSymbolRefAttr::get(wrapper));
+    unsigned first = operands.getBeginOperandIndex();
+    for (auto [j, shard] : llvm::enumerate(shards))
+      if (shard)
+        clone->setOperand(first + j, shard);
+    auto derivative = cast<ad::DerivativeOpInterface>(clone);
+    SmallVector<int64_t> argnums = op.getDiffArgIndices();
+    DenseSet<Value> sharded;
+    for (auto [k, g] : llvm::enumerate(derivative.getGradientResults()))
+      if (shards[argnums[k]]) {
+        g.setType(shards[argnums[k]].getType());
+        sharded.insert(g);
+      }
+    b.setInsertionPointAfter(clone);
+    for (auto [old, now] : llvm::zip(op->getResults(), clone->getResults())) {
+      if (!sharded.contains(now)) {
+        old.replaceAllUsesWith(now);
+        continue;
+      }
+      auto type = cast<RankedTensorType>(now.getType());
+      Value inverse = arith::ConstantOp::create(
+          b, loc,
+          DenseElementsAttr::get(
+              type, b.getFloatAttr(
+                        type.getElementType(),
+                        1.0 / static_cast<double>(int64_t(this->shards)))));
+      Value mean = arith::MulFOp::create(b, loc, now, inverse);
+      Value whole = AllGatherOp::create(b, loc, old.getType(), mean, axisAttr,
+                                        b.getI64IntegerAttr(0), groups);
+      old.replaceAllUsesWith(whole);
+      slicer.known[whole] = mean;
+    }
+    op->erase();
+    return success();
+  }
+
   void shard(func::FuncOp func, DenseIntElementsAttr groups) {
     OpBuilder b = OpBuilder::atBlockBegin(&func.front());
     StringAttr axisAttr = b.getStringAttr(axis);
@@ -172,6 +273,16 @@ struct CollShardWeightsPass
     SmallVector<Type> argTypes(func.getArgumentTypes());
     SmallVector<Type> resultTypes(func.getResultTypes());
     Slicer slicer(returnOp, shards, axisAttr, groups);
+    // Rank r holds shard r mod S: the ranks [d, S+d, 2S+d, …] hold shard d.
+    int64_t replicasPerShard = ranks / shards;
+    SmallVector<int64_t> flat;
+    for (int64_t d = 0; d < shards; ++d)
+      for (int64_t i = 0; i < replicasPerShard; ++i)
+        flat.push_back(shards * i + d);
+    auto replicas = DenseIntElementsAttr::get(
+        RankedTensorType::get({int64_t(shards), replicasPerShard},
+                              b.getI64Type()),
+        flat);
     SmallVector<unsigned> returned;
     for (unsigned i = 0; i < func.getNumArguments(); ++i) {
       if (func.getArgAttr(i, "trellis.batch"))
@@ -187,6 +298,7 @@ struct CollShardWeightsPass
                                         b.getI64IntegerAttr(0), groups);
       arg.replaceAllUsesExcept(gather.getResult(), gather);
       slicer.known[gather.getResult()] = arg;
+      func.setArgAttr(i, kReplicaGroupsAttr, replicas);
       // The new value of the parameter, if the function returns it; its
       // shard is built once every parameter's is known.
       if (i < returnOp.getNumOperands() && resultTypes[i] == full) {
@@ -194,6 +306,14 @@ struct CollShardWeightsPass
         resultTypes[i] = shardType;
       }
     }
+    SmallVector<ad::DerivativeOpInterface> derivatives;
+    func.walk([&](ad::DerivativeOpInterface op) {
+      if (op.getDerivativeKind() != ad::DerivativeKind::VJP)
+        derivatives.push_back(op);
+    });
+    for (ad::DerivativeOpInterface op : derivatives)
+      if (failed(differentiateShards(op, slicer, groups)))
+        return signalPassFailure();
     for (unsigned i : returned)
       returnOp.setOperand(i, slicer.shardOf(returnOp.getOperand(i)));
     func.setFunctionType(b.getFunctionType(argTypes, resultTypes));

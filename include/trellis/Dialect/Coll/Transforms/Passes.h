@@ -81,6 +81,11 @@ std::optional<GradientArgKind> parseGradientArgKind(llvm::StringRef text);
 /// (shards > 1). The trainer splits its host arrays by the same rule.
 bool isShardedParameter(mlir::Type type, int64_t shards);
 
+/// The argument attribute coll-shard-weights puts on a shard: the groups of
+/// ranks holding the same shard (`[[d, S+d, 2S+d, …] for d < S]`), across
+/// which coll-average-gradients reduces its gradient.
+inline constexpr llvm::StringLiteral kReplicaGroupsAttr = "coll.replica_groups";
+
 /// The shard groups of coll-shard-weights: `ranks / shards` groups of
 /// `shards` consecutive ranks.
 llvm::SmallVector<llvm::SmallVector<int64_t>> getShardGroups(int64_t shards,
