@@ -330,6 +330,62 @@ Schedule recursiveSplit(int64_t first, int64_t last, int64_t parts,
   return schedule;
 }
 
+/// Every schedule of nested checkpoints over the layers [first, last]: each
+/// layer is stored or in a checkpointed segment of two or more, whose body
+/// has a schedule of its own. `body`: [first, last] is a checkpoint's body,
+/// which is not checkpointed whole once more (that recomputes it again for
+/// nothing).
+std::vector<Schedule> allSchedules(int64_t first, int64_t last, bool body) {
+  std::vector<Schedule> result;
+  if (first > last) {
+    result.emplace_back();
+    return result;
+  }
+  for (Schedule &rest : allSchedules(first + 1, last, false))
+    result.push_back(std::move(rest));
+  for (int64_t end = first + 1; end <= last; ++end) {
+    if (body && end == last)
+      continue;
+    std::vector<Schedule> inners = allSchedules(first, end, true),
+                          rests = allSchedules(end + 1, last, false);
+    for (const Schedule &inner : inners)
+      for (const Schedule &rest : rests) {
+        Schedule schedule{Checkpoint{first, end, inner}};
+        schedule.insert(schedule.end(), rest.begin(), rest.end());
+        result.push_back(std::move(schedule));
+      }
+  }
+  return result;
+}
+
+/// The schedules one step from `schedule` over `n` layers: a top-level
+/// checkpoint without nested ones with one end moved by a layer (keeping
+/// two or more layers, not overlapping its neighbours), or left out.
+std::vector<Schedule> neighbours(const Schedule &schedule, int64_t n) {
+  std::vector<Schedule> result;
+  for (size_t k = 0; k < schedule.size(); ++k) {
+    Schedule dropped = schedule;
+    dropped.erase(dropped.begin() + k);
+    result.push_back(std::move(dropped));
+    const Checkpoint &c = schedule[k];
+    if (!c.inner.empty())
+      continue;
+    int64_t lowest = k ? schedule[k - 1].last + 1 : 0;
+    int64_t highest =
+        k + 1 < schedule.size() ? schedule[k + 1].first - 1 : n - 1;
+    for (auto [first, last] :
+         {std::pair(c.first - 1, c.last), std::pair(c.first + 1, c.last),
+          std::pair(c.first, c.last - 1), std::pair(c.first, c.last + 1)}) {
+      if (first < lowest || last > highest || last - first < 1)
+        continue;
+      Schedule moved = schedule;
+      moved[k] = Checkpoint{first, last, {}};
+      result.push_back(std::move(moved));
+    }
+  }
+  return result;
+}
+
 /// Prints a schedule as its checkpointed layer ranges with the nested ones
 /// inside, e.g. "[0-3] [6-13 [6-9] [10-13]]"; "none" if it stores all.
 void describe(ArrayRef<Checkpoint> schedule, std::string &text) {
@@ -533,6 +589,10 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
         return failure();
       Candidate c{std::move(schedule), *peak, 0, 0};
       recomputation(c.schedule, layerCost, c.layers, c.cost);
+      if (printPredictions)
+        mlir::emitRemark(fn.getLoc(), "ad-remat: schedule ")
+            << describe(c.schedule) << ": " << predictedPeak(c.schedule)
+            << c.peak << " bytes, recomputation cost " << c.cost;
       return c;
     };
     FailureOr<Candidate> allStored = evaluate({});
@@ -547,12 +607,20 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     }
     std::optional<Candidate> best, lowest, uniform;
     int64_t uniformLength = 0;
+    // Short chains: every schedule, so that the choice is the optimum.
+    bool exhaustive = n <= exactLimit;
+    SmallVector<Schedule> schedules;
+    if (exhaustive)
+      for (Schedule &schedule : allSchedules(0, n - 1, false))
+        schedules.push_back(std::move(schedule));
+    else
+      schedules = candidateSchedules(chain);
     auto consider = [&](const Candidate &c) {
       if (c.peak <= budget && (!best || std::tie(c.cost, c.peak) <
                                             std::tie(best->cost, best->peak)))
         best = c;
     };
-    for (Schedule &schedule : candidateSchedules(chain)) {
+    for (Schedule &schedule : schedules) {
       FailureOr<Candidate> c = evaluate(std::move(schedule));
       if (failed(c))
         return failure();
@@ -572,7 +640,7 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     // prediction fits: the model over-counts what is stored, so limits
     // above the budget can fit.
     int64_t low = chain.minimalPeak(), high = chain.internalBytes(0, n - 1);
-    for (int step = 0; step < 10 && low < high; ++step) {
+    for (int step = 0; !exhaustive && step < 10 && low < high; ++step) {
       int64_t limit = low + (high - low + 1) / 2;
       FailureOr<SmallVector<Segment>> segments = chain.cheapestSchedule(limit);
       if (failed(segments)) {
@@ -587,6 +655,21 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
         low = limit;
       else
         high = limit - 1;
+    }
+    // Local search from the best candidate: move one end of a checkpoint
+    // without nested ones by a layer, or drop one; keep what fits at a
+    // lower cost, until nothing does (the candidates miss schedules such
+    // as a single short segment).
+    for (int round = 0; !exhaustive && round < 32; ++round) {
+      Candidate current = *best;
+      for (Schedule &schedule : neighbours(current.schedule, n)) {
+        FailureOr<Candidate> c = evaluate(std::move(schedule));
+        if (failed(c))
+          return failure();
+        consider(*c);
+      }
+      if (describe(best->schedule) == describe(current.schedule))
+        break;
     }
     // The best uniform segment length, for comparison.
     for (int64_t length = 2; length <= n; ++length) {
@@ -617,6 +700,12 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
              << " layers, cost " << uniform->cost;
     else
       remark << "none fits";
+    if (exhaustive)
+      remark << "; optimal: the exhaustive search predicted every schedule "
+                "of nested checkpoints";
+    else
+      remark << "; optimum not computed (" << n << " layers, exact-limit "
+             << exactLimit.getValue() << ")";
     return best->schedule;
   }
 
