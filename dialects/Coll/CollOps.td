@@ -99,8 +99,9 @@ def Coll_AllGatherOp : Coll_TensorOp<"all_gather",
     `groups` (as for `psum`) the concatenation runs within each group, in
     the order its row lists the ranks, and `n` is the group size.
 
-    Its reverse-mode rule is a reduce-scatter: every rank gets the sum over
-    ranks (of its group) of its own slice of the cotangent.
+    Its reverse-mode rule is a reduce-scatter (`coll.psum_scatter`): every
+    rank gets the sum over the ranks (of its group) of its own slice of the
+    cotangent.
 
     Example:
     ```mlir
@@ -118,6 +119,35 @@ def Coll_AllGatherOp : Coll_TensorOp<"all_gather",
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     /// The number of ranks the result's shape assumes.
+    int64_t getNumRanks();
+  }];
+}
+
+def Coll_PsumScatterOp : Coll_TensorOp<"psum_scatter",
+    [DeclareOpInterfaceMethods<ReverseModeOpInterface>]> {
+  let summary = "this rank's slice of the sum over the ranks (reduce-scatter)";
+  let description = [{
+    JAX's `psum_scatter` with `tiled=True`: `x` is split along `dim` into
+    `n` equal slices, and rank `i` (the `i`-th rank of its group with
+    `groups`, as for `psum`) gets the sum over the ranks of slice `i`. The
+    result's size along `dim` is that of `x` divided by `n`, which fixes
+    `n`. It moves half the bytes of a `psum` followed by the slice, and is
+    the reverse-mode rule of `all_gather`, whose own rule it is in turn.
+
+    Example:
+    ```mlir
+    %mine = coll.psum_scatter %g {axis = "batch", dim = 0 : i64,
+                                  groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>}
+        : tensor<8x4xf32> -> tensor<4x4xf32>
+    ```
+  }];
+  let arguments = (ins Coll_FloatTensor:$x, StrAttr:$axis,
+                       I64Attr:$dim, OptionalAttr<I64ElementsAttr>:$groups);
+  let results = (outs Coll_FloatTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The number of ranks the shapes assume.
     int64_t getNumRanks();
   }];
 }

@@ -629,6 +629,48 @@ void ppermute(StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,
   });
 }
 
+/// This rank's block of the sum over its group (the world without groups):
+/// `in` holds `numRanks` blocks of `out`'s size, in the order of the
+/// group's ranks. MPI_Ireduce_scatter_block, or, for blocks above the piece
+/// limit, the whole sum piece by piece and this rank's block of it.
+template <typename T>
+void psumScatter(StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,
+                 StridedMemRefType<int64_t, 1> *groups, int64_t groupSize,
+                 int64_t numRanks, int64_t maxCount) {
+  const char *op = "coll.psum_scatter";
+  int limit = pieceLimit(maxCount, op);
+  MPI_Comm comm = groupComm(groups, groupSize, op);
+  if (groups->sizes[0] == 0 && numRanks != worldSize())
+    fail("coll.psum_scatter: the program was compiled for %lld ranks (its "
+         "shapes) but the job has %d",
+         static_cast<long long>(numRanks), worldSize());
+  int64_t n = count(out, op);
+  T *x = data(in), *y = data(out);
+  if (n <= limit) {
+    MPI_Request request;
+    check(MPI_Ireduce_scatter_block(x, y, static_cast<int>(n), mpiType<T>(),
+                                    MPI_SUM, comm, &request),
+          "MPI_Ireduce_scatter_block");
+    waitAll(1, &request, "MPI_Ireduce_scatter_block");
+    return;
+  }
+  // Above the limit: block by block, every rank taking part in each
+  // block's sum; the block's owner keeps it, the others discard theirs.
+  int position = 0;
+  check(MPI_Comm_rank(comm, &position), "MPI_Comm_rank");
+  std::vector<T> discarded(static_cast<size_t>(n));
+  for (int64_t block = 0; block < numRanks; ++block) {
+    T *target = block == position ? y : discarded.data();
+    forEachPiece(n, limit, [&](int64_t offset, int c) {
+      MPI_Request request;
+      check(MPI_Iallreduce(x + block * n + offset, target + offset, c,
+                           mpiType<T>(), MPI_SUM, comm, &request),
+            "MPI_Iallreduce");
+      waitAll(1, &request, "MPI_Iallreduce");
+    });
+  }
+}
+
 /// Within the communicator of `groups` (the world's without): the group
 /// size, which the result's shape fixed, was checked by the verifier, and
 /// `groupComm` checks the groups cover the job.
@@ -938,6 +980,14 @@ int64_t trellis_coll_axis_size() { return worldSize(); }
       StridedMemRefType<int8_t, 1> *where) {                                   \
     CollectiveScope scope(site("coll.all_gather", bufferText(where)));         \
     allGather(in, out, groups, groupSize, numRanks, maxCount);                 \
+  }                                                                            \
+  void _mlir_ciface_trellis_coll_psum_scatter_##SUFFIX(                        \
+      StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,               \
+      StridedMemRefType<int64_t, 1> *groups, int64_t groupSize,                \
+      int64_t numRanks, int64_t maxCount,                                      \
+      StridedMemRefType<int8_t, 1> *where) {                                   \
+    CollectiveScope scope(site("coll.psum_scatter", bufferText(where)));       \
+    psumScatter(in, out, groups, groupSize, numRanks, maxCount);               \
   }                                                                            \
   void _mlir_ciface_trellis_coll_adasum_##SUFFIX(                              \
       StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,               \

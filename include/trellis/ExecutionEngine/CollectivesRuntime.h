@@ -122,6 +122,11 @@ int64_t trellis_coll_axis_size();
       StridedMemRefType<int64_t, 1> *groups, int64_t groupSize,                \
       int64_t numRanks, int64_t maxCount,                                      \
       StridedMemRefType<int8_t, 1> *where);                                    \
+  void _mlir_ciface_trellis_coll_psum_scatter_##SUFFIX(                        \
+      StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,               \
+      StridedMemRefType<int64_t, 1> *groups, int64_t groupSize,                \
+      int64_t numRanks, int64_t maxCount,                                      \
+      StridedMemRefType<int8_t, 1> *where);                                    \
   void _mlir_ciface_trellis_coll_adasum_##SUFFIX(                              \
       StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,               \
       StridedMemRefType<int64_t, 1> *groups, int64_t groupSize,                \

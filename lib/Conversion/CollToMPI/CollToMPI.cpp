@@ -236,6 +236,11 @@ std::string describeCollective(Operation *op) {
     printTensor(os, gather.getResult().getType());
     os << " dim=" << gather.getDim();
   }
+  if (auto scatter = dyn_cast<PsumScatterOp>(op)) {
+    os << " -> ";
+    printTensor(os, scatter.getResult().getType());
+    os << " dim=" << scatter.getDim();
+  }
   if (auto groups = op->getAttrOfType<DenseIntElementsAttr>("groups")) {
     os << " groups=";
     printRows(os, groups);
@@ -265,8 +270,8 @@ std::string describeLocation(Location loc) {
 
 /// True for the collectives that communicate (not axis_size, axis_index).
 bool communicates(Operation *op) {
-  return isa<PsumOp, PmeanOp, PpermuteOp, AllGatherOp, AdasumOp, PsumStartOp,
-             PmeanStartOp>(op);
+  return isa<PsumOp, PmeanOp, PpermuteOp, AllGatherOp, PsumScatterOp, AdasumOp,
+             PsumStartOp, PmeanStartOp>(op);
 }
 
 //===----------------------------------------------------------------------===//
@@ -303,6 +308,7 @@ public:
             .Case([&](PmeanOp op) { return pmean(op); })
             .Case([&](PpermuteOp op) { return ppermute(op); })
             .Case([&](AllGatherOp op) { return allGather(op); })
+            .Case([&](PsumScatterOp op) { return psumScatter(op); })
             .Case([&](AdasumOp op) { return adasum(op); })
             .Case([&](AxisSizeOp op) { return axisSize(op.getLoc()); })
             .Case([&](AxisIndexOp op) { return axisIndex(op.getLoc()); })
@@ -496,6 +502,56 @@ private:
     }
     return tensor::CollapseShapeOp::create(b, loc, op.getResult().getType(),
                                            stacked, groups);
+  }
+
+  /// MPI_Reduce_scatter_block splits its buffer into the ranks' blocks in
+  /// front: for dim > 0, dim is moved to the front first (a transpose of
+  /// x split as n x (dim / n)), and the result moved back.
+  Value psumScatter(PsumScatterOp op) {
+    Location loc = op.getLoc();
+    RankedTensorType xType = op.getX().getType(),
+                     type = op.getResult().getType();
+    int64_t n = op.getNumRanks(), dim = op.getDim(), rank = xType.getRank();
+    Value x = op.getX();
+    SmallVector<int64_t> permutation{dim};
+    for (int64_t i = 0; i < rank; ++i)
+      if (i != dim)
+        permutation.push_back(i);
+    auto permute = [&](Value v, ArrayRef<int64_t> perm) {
+      auto vType = cast<RankedTensorType>(v.getType());
+      SmallVector<int64_t> shape;
+      for (int64_t p : perm)
+        shape.push_back(vType.getDimSize(p));
+      Value init =
+          tensor::EmptyOp::create(b, loc, shape, vType.getElementType());
+      return linalg::TransposeOp::create(b, loc, v, init, perm).getResult()[0];
+    };
+    if (dim > 0)
+      x = permute(x, permutation);
+    RankedTensorType outType = type;
+    if (dim > 0) {
+      SmallVector<int64_t> shape;
+      for (int64_t p : permutation)
+        shape.push_back(type.getDimSize(p));
+      outType = RankedTensorType::get(shape, type.getElementType());
+    }
+    FlatBuffer in = readBuffer(b, loc, x), out = newBuffer(b, loc, outType);
+    callRuntime(
+        b, loc, module,
+        byElementType(type.getElementType(),
+                      RuntimeFunction::CollPsumScatterF32,
+                      RuntimeFunction::CollPsumScatterF64),
+        {dynamic(b, loc, in.flat), dynamic(b, loc, out.flat),
+         dynamic(b, loc, constantBuffer(b, loc, flatGroups(op.getGroups()))),
+         i64Constant(b, loc, groupSize(op.getGroups())), i64Constant(b, loc, n),
+         maxCountValue(loc), whereValue(loc)});
+    Value result = toTensor(b, loc, out.buffer);
+    if (dim == 0)
+      return result;
+    SmallVector<int64_t> inverse(rank);
+    for (int64_t i = 0; i < rank; ++i)
+      inverse[permutation[i]] = i;
+    return permute(result, inverse);
   }
 
   Value adasum(AdasumOp op) {

@@ -13,6 +13,7 @@
 // CHECK-DAG: func.func private @trellis_coll_pmean_groups_f32(memref<?xf32>, memref<?xf32>, memref<?xi64>, i64, i64, memref<?xi8>) attributes {llvm.emit_c_interface}
 // CHECK-DAG: func.func private @trellis_coll_ppermute_f64(memref<?xf64>, memref<?xf64>, memref<?xi64>, i64, memref<?xi8>) attributes {llvm.emit_c_interface}
 // CHECK-DAG: func.func private @trellis_coll_all_gather_f32(memref<?xf32>, memref<?xf32>, memref<?xi64>, i64, i64, i64, memref<?xi8>) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @trellis_coll_psum_scatter_f32(memref<?xf32>, memref<?xf32>, memref<?xi64>, i64, i64, i64, memref<?xi8>) attributes {llvm.emit_c_interface}
 // CHECK-DAG: func.func private @trellis_coll_adasum_f32(memref<?xf32>, memref<?xf32>, memref<?xi64>, i64, i64, memref<?xi8>) attributes {llvm.emit_c_interface}
 // CHECK-NOT: @trellis_coll_check_result
 // UPSTREAM-DAG: func.func private @trellis_coll_axis_size() -> i64
@@ -143,6 +144,19 @@ func.func @all_gather_dim0(%x: tensor<2x3xf32>) -> tensor<8x3xf32> {
 func.func @all_gather_groups(%x: tensor<2x3xf32>) -> tensor<4x3xf32> {
   %0 = coll.all_gather %x {axis = "batch", dim = 0 : i64, groups = dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>} : tensor<2x3xf32> -> tensor<4x3xf32>
   return %0 : tensor<4x3xf32>
+}
+
+// psum_scatter: MPI_Reduce_scatter_block's blocks lead the buffer; along
+// dim 1 the dim moves to the front and back.
+// CHECK-LABEL: func.func @psum_scatter_dim1
+// CHECK: %[[TX:.*]] = linalg.transpose ins(%{{.*}} : tensor<2x8xf32>) outs(%{{.*}} : tensor<8x2xf32>) permutation = [1, 0]
+// CHECK: %[[SOUT:.*]] = memref.alloc() : memref<4x2xf32>
+// CHECK: call @trellis_coll_psum_scatter_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: %[[ST:.*]] = bufferization.to_tensor %[[SOUT]]
+// CHECK: linalg.transpose ins(%[[ST]] : tensor<4x2xf32>) outs(%{{.*}} : tensor<2x4xf32>) permutation = [1, 0]
+func.func @psum_scatter_dim1(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
+  %0 = coll.psum_scatter %x {axis = "batch", dim = 1 : i64, groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>} : tensor<2x8xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
 }
 
 // Along dim 1: the rank dimension moves next to dim 1 first.

@@ -128,6 +128,33 @@ func.func @gather_groups_overlap(%x: tensor<2x3xf32>) -> tensor<4x3xf32> {
 
 // -----
 
+// coll.psum_scatter-C7
+func.func @scatter_multiple(%x: tensor<5x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{expects x's dim 0 to be a positive multiple (the number of ranks) of the result's 2, got 5}}
+  %0 = coll.psum_scatter %x {axis = "batch", dim = 0 : i64} : tensor<5x3xf32> -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// coll.psum_scatter-C6
+func.func @scatter_other_dim(%x: tensor<4x3xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{expects the result to match x outside dim 0, dimension 1 is 4 instead of 3}}
+  %0 = coll.psum_scatter %x {axis = "batch", dim = 0 : i64} : tensor<4x3xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// coll.psum_scatter-C9
+func.func @scatter_groups_size(%x: tensor<8x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{expects x's dim 0 to be the group size 2 times the result's, got 8 for 2}}
+  %0 = coll.psum_scatter %x {axis = "batch", dim = 0 : i64, groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>} : tensor<8x3xf32> -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
 // coll.all_gather-C9
 func.func @gather_groups_size(%x: tensor<2x3xf32>) -> tensor<8x3xf32> {
   // expected-error @+1 {{expects the result's dim 0 to be the group size 2 times x's, got 8 for 2}}

@@ -42,12 +42,13 @@
 // CHECK-SAME: (%{{.*}}: tensor<8x4xf32>) -> tensor<8x4xf32>
 // CHECK-NOT: coll.all_gather
 
-// Differentiated: the gather's derivative is a psum within the shard group
-// and this rank's rows (a reduce-scatter), then coll-average-gradients
+// Differentiated: the gather's derivative is a reduce-scatter within the
+// shard group (coll.psum_scatter: this rank's rows of the sum), then
+// coll-average-gradients
 // averages the shard's gradient over the ranks holding the same shard
 // (coll.replica_groups), the whole bias's over all ranks.
 // CHECK-GRAD-LABEL: func.func @train_step
-// CHECK-GRAD-DAG: coll.psum %{{.*}} {axis = "batch", groups = dense<{{\[\[}}0, 1], [2, 3]]> : tensor<2x2xi64>} : tensor<8x4xf32>
+// CHECK-GRAD-DAG: coll.psum_scatter %{{.*}} {axis = "batch", dim = 0 : i64, groups = dense<{{\[\[}}0, 1], [2, 3]]> : tensor<2x2xi64>} : tensor<8x4xf32> -> tensor<4x4xf32>
 // CHECK-GRAD-DAG: coll.pmean %{{.*}} {axis = "batch", groups = dense<{{\[\[}}0, 2], [1, 3]]> : tensor<2x2xi64>} : tensor<4x4xf32>
 // CHECK-GRAD-DAG: coll.pmean %{{.*}} {axis = "batch"} : tensor<3xf32>
 

@@ -1,7 +1,7 @@
 """Every coll op against the NumPy reference of its semantics (docs/spec.md), on
 `ranks` MPI ranks: psum with and without groups, pmean (both), ppermute (a
 full cycle and a partial permutation), all_gather along dims 0 and 1 and
-within groups, and
+within groups, psum_scatter (with and without groups), and
 Adasum (random inputs against the pairwise formula and its butterfly or the
 3-rank extension, 12 and 1001 elements; orthogonal inputs give their sum;
 identical inputs give the input; a zero tensor on one rank). Adasum results must be bit-identical on
@@ -42,11 +42,12 @@ T = dtype_name
 G = len(groups[0])
 model = f"""
 func.func @main(%x: tensor<3x4x{T}>, %o: tensor<6x{T}>, %i: tensor<6x{T}>,
-                %z: tensor<5x{T}>, %b: tensor<7x143x{T}>)
+                %z: tensor<5x{T}>, %b: tensor<7x143x{T}>, %p: tensor<{2 * n}x3x{T}>)
     -> (tensor<3x4x{T}>, tensor<3x4x{T}>, tensor<3x4x{T}>, tensor<3x4x{T}>,
         tensor<3x4x{T}>, tensor<3x4x{T}>, tensor<{3 * n}x4x{T}>,
         tensor<3x{4 * n}x{T}>, tensor<3x4x{T}>, tensor<6x{T}>, tensor<6x{T}>,
-        tensor<5x{T}>, tensor<7x143x{T}>, tensor<{3 * G}x4x{T}>) {{
+        tensor<5x{T}>, tensor<7x143x{T}>, tensor<{3 * G}x4x{T}>, tensor<2x3x{T}>,
+        tensor<{2 * n // G}x3x{T}>) {{
   %psum = coll.psum %x {{axis = "batch"}} : tensor<3x4x{T}>
   %psum_g = coll.psum %x {{axis = "batch", groups = {attr(groups)}}} : tensor<3x4x{T}>
   %pmean = coll.pmean %x {{axis = "batch"}} : tensor<3x4x{T}>
@@ -56,17 +57,20 @@ func.func @main(%x: tensor<3x4x{T}>, %o: tensor<6x{T}>, %i: tensor<6x{T}>,
   %g0 = coll.all_gather %x {{axis = "batch", dim = 0 : i64}} : tensor<3x4x{T}> -> tensor<{3 * n}x4x{T}>
   %g1 = coll.all_gather %x {{axis = "batch", dim = 1 : i64}} : tensor<3x4x{T}> -> tensor<3x{4 * n}x{T}>
   %g_g = coll.all_gather %x {{axis = "batch", dim = 0 : i64, groups = {attr(groups)}}} : tensor<3x4x{T}> -> tensor<{3 * G}x4x{T}>
+  %ps = coll.psum_scatter %p {{axis = "batch", dim = 0 : i64}} : tensor<{2 * n}x3x{T}> -> tensor<2x3x{T}>
+  %ps_g = coll.psum_scatter %p {{axis = "batch", dim = 0 : i64, groups = {attr(groups)}}} : tensor<{2 * n}x3x{T}> -> tensor<{2 * n // G}x3x{T}>
   %ada = coll.adasum %x {{axis = "batch"}} : tensor<3x4x{T}>
   %ada_o = coll.adasum %o {{axis = "batch"}} : tensor<6x{T}>
   %ada_i = coll.adasum %i {{axis = "batch"}} : tensor<6x{T}>
   %ada_z = coll.adasum %z {{axis = "batch"}} : tensor<5x{T}>
   %ada_b = coll.adasum %b {{axis = "batch"}} : tensor<7x143x{T}>
   return %psum, %psum_g, %pmean, %pmean_g, %cycle, %partial, %g0, %g1, %ada,
-         %ada_o, %ada_i, %ada_z, %ada_b, %g_g
+         %ada_o, %ada_i, %ada_z, %ada_b, %g_g, %ps, %ps_g
     : tensor<3x4x{T}>, tensor<3x4x{T}>, tensor<3x4x{T}>, tensor<3x4x{T}>,
       tensor<3x4x{T}>, tensor<3x4x{T}>, tensor<{3 * n}x4x{T}>,
       tensor<3x{4 * n}x{T}>, tensor<3x4x{T}>, tensor<6x{T}>, tensor<6x{T}>,
-      tensor<5x{T}>, tensor<7x143x{T}>, tensor<{3 * G}x4x{T}>
+      tensor<5x{T}>, tensor<7x143x{T}>, tensor<{3 * G}x4x{T}>, tensor<2x3x{T}>,
+      tensor<{2 * n // G}x3x{T}>
 }}
 """
 os.makedirs(workdir, exist_ok=True)
@@ -86,8 +90,9 @@ zs[n - 1][:] = 0  # one rank contributes a zero tensor
 bs = [rng.standard_normal((7, 143)).astype(dtype) for _ in range(n)]
 
 job = mpi.MpiJob(workdir, n)
-outs = job.run(path, "main", [[xs[r], orth[r], same, zs[r], bs[r]] for r in range(n)],
-               results=14)
+ps = [rng.standard_normal((2 * n, 3)).astype(dtype) for _ in range(n)]
+outs = job.run(path, "main", [[xs[r], orth[r], same, zs[r], bs[r], ps[r]] for r in range(n)],
+               results=16)
 
 total = sum(x.astype(np.float64) for x in xs)
 grouped = mpi.psum_groups(xs, groups)
@@ -113,6 +118,12 @@ for r in range(n):
     check.close(f"{tag}.all_gather0", o[6], gather0)
     check.close(f"{tag}.all_gather1", o[7], gather1)
     check.close(f"{tag}.all_gather_groups", o[13], gather_g[r])
+    ps_total = sum(p.astype(np.float64) for p in ps)
+    check.close(f"{tag}.psum_scatter", o[14], ps_total[2 * r:2 * r + 2])
+    k = 2 * n // G
+    ps_group = sum(ps[s].astype(np.float64) for s in row[r])
+    i = row[r].index(r)
+    check.close(f"{tag}.psum_scatter_groups", o[15], ps_group[i * k:(i + 1) * k])
     check.close(f"{tag}.adasum", o[8], ada)
     check.close(f"{tag}.adasum_orthogonal_is_sum", o[9],
                 sum(v.astype(np.float64) for v in orth))

@@ -37,16 +37,21 @@ def attr(rows):
 S = "tensor<3x4xf64>"
 G1 = f"tensor<3x{4 * n}xf64>"
 GG = f"tensor<3x{4 * len(groups[0])}xf64>"
-ops = {
+# psum_scatter splits the 4 columns among the group: groups of 2 (n even)
+# or the whole job of 3 ranks, whose 4 columns do not split: 12 then.
+PS = f"tensor<3x{4 // len(groups[0])}xf64>" if 4 % len(groups[0]) == 0 else None
+ops = {k: v for k, v in {
     "psum": (f'coll.psum %x {{axis = "batch"}} : {S}', S),
     "psum_groups": (f'coll.psum %x {{axis = "batch", groups = {attr(groups)}}} : {S}', S),
     "pmean": (f'coll.pmean %x {{axis = "batch"}} : {S}', S),
     "ppermute": (f'coll.ppermute %x {{axis = "batch", pairs = {attr(pairs)}}} : {S}', S),
     "all_gather": (f'coll.all_gather %x {{axis = "batch", dim = 1 : i64}} : {S} -> {G1}', G1),
+    "psum_scatter": (f'coll.psum_scatter %x {{axis = "batch", dim = 1 : i64, groups = {attr(groups)}}}'
+                     f' : {S} -> {PS}', PS),
     "all_gather_groups": (
         f'coll.all_gather %x {{axis = "batch", dim = 1 : i64, groups = {attr(groups)}}}'
         f' : {S} -> {GG}', GG),
-}
+}.items() if v[1] is not None}
 
 text = []
 for name, (op, ty) in ops.items():
@@ -85,6 +90,11 @@ def forward(name, xs):
         return mpi.ppermute(xs, pairs)
     if name == "all_gather":
         return [np.concatenate(xs, axis=1)] * n
+    if name == "psum_scatter":
+        row = {r: g for g in groups for r in g}
+        k = 4 // len(groups[0])
+        return [sum(xs[s] for s in row[r])[:, row[r].index(r) * k:(row[r].index(r) + 1) * k]
+                for r in range(n)]
     if name == "all_gather_groups":
         # Rank r gets its group's tensors in the order the row lists them.
         row = {r: g for g in groups for r in g}

@@ -4,7 +4,8 @@
 buffers need 5 pieces, the last one short, then run by trellis-run on `ranks`
 ranks, against the NumPy references of their semantics (docs/spec.md): psum
 and pmean without groups, psum and pmean with groups, ppermute (a cycle),
-all_gather along dims 0 and 1, Adasum (halving rounds of 12 and 11, 6 and 5,
+all_gather along dims 0 and 1, psum_scatter (21-element blocks: each
+block's sum in pieces, block by block), Adasum (halving rounds of 12 and 11, 6 and 5,
 ... elements, and the extra ranks' vectors for 3 ranks). psum and pmean
 without groups also through the upstream allreduce (`upstream-allreduce`: an
 scf.for over subviews). The same model lowered with the default max-count
@@ -42,10 +43,11 @@ def attr(rows):
 T = dtype_name
 X = f"tensor<3x7x{T}>"
 V = f"tensor<23x{T}>"
+P = f"tensor<{3 * n}x7x{T}>"  # psum_scatter's input: n blocks of 3x7
 results = [X, X, X, X, X, f"tensor<{3 * n}x7x{T}>", f"tensor<3x{7 * n}x{T}>",
-           V]
+           V, X]
 model = f"""
-func.func @main(%x: {X}, %v: {V}) -> ({", ".join(results)}) {{
+func.func @main(%x: {X}, %v: {V}, %p: {P}) -> ({", ".join(results)}) {{
   %psum = coll.psum %x {{axis = "batch"}} : {X}
   %pmean = coll.pmean %x {{axis = "batch"}} : {X}
   %psum_g = coll.psum %x {{axis = "batch", groups = {attr(groups)}}} : {X}
@@ -54,7 +56,8 @@ func.func @main(%x: {X}, %v: {V}) -> ({", ".join(results)}) {{
   %g0 = coll.all_gather %x {{axis = "batch", dim = 0 : i64}} : {X} -> {results[5]}
   %g1 = coll.all_gather %x {{axis = "batch", dim = 1 : i64}} : {X} -> {results[6]}
   %ada = coll.adasum %v {{axis = "batch"}} : {V}
-  return %psum, %pmean, %psum_g, %pmean_g, %cycle, %g0, %g1, %ada
+  %ps = coll.psum_scatter %p {{axis = "batch", dim = 0 : i64}} : {P} -> {X}
+  return %psum, %pmean, %psum_g, %pmean_g, %cycle, %g0, %g1, %ada, %ps
     : {", ".join(results)}
 }}
 """
@@ -86,7 +89,8 @@ with open(upstream) as f:
 
 xs = [rng.standard_normal((3, 7)).astype(dtype) for _ in range(n)]
 vs = [rng.standard_normal(23).astype(dtype) for _ in range(n)]
-inputs = [[xs[r], vs[r]] for r in range(n)]
+ps = [rng.standard_normal((3 * n, 7)).astype(dtype) for _ in range(n)]
+inputs = [[xs[r], vs[r], ps[r]] for r in range(n)]
 outs = mpi.MpiJob(os.path.join(workdir, "max5"), n).run(
     pieces, "main", inputs, results=len(results))
 ref = mpi.MpiJob(os.path.join(workdir, "whole"), n).run(
@@ -114,6 +118,8 @@ for r in range(n):
     check.close(f"{tag}.all_gather0", o[5], gather0)
     check.close(f"{tag}.all_gather1", o[6], gather1)
     check.close(f"{tag}.adasum", o[7], ada)
+    ps_total = sum(p.astype(np.float64) for p in ps)
+    check.close(f"{tag}.psum_scatter", o[8], ps_total[3 * r:3 * r + 3])
     for i, name in ((4, "ppermute"), (5, "all_gather0"), (6, "all_gather1"),
                     (7, "adasum")):
         check.equal(f"{tag}.{name}.same_bits_as_one_call", o[i], ref[r][i])

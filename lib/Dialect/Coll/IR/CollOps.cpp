@@ -181,6 +181,51 @@ LogicalResult AllGatherOp::verify() {
   return success();
 }
 
+int64_t PsumScatterOp::getNumRanks() {
+  int64_t dim = getDim();
+  return getX().getType().getDimSize(dim) /
+         getResult().getType().getDimSize(dim);
+}
+
+LogicalResult PsumScatterOp::verify() {
+  if (failed(verifyAxis(*this, getAxis()))) // (coll.psum_scatter-C2)
+    return failure();
+  auto x = getX().getType(), result = getResult().getType();
+  if (x.getElementType() != result.getElementType()) // (coll.psum_scatter-C3)
+    return emitOpError("expects the result's element type to be x's, got ")
+           << result.getElementType() << " and " << x.getElementType();
+  int64_t dim = getDim();
+  if (dim < 0 || dim >= x.getRank()) // (coll.psum_scatter-C4)
+    return emitOpError("expects dim in [0, ")
+           << x.getRank() << "), got " << dim;
+  if (result.getRank() != x.getRank()) // (coll.psum_scatter-C5)
+    return emitOpError("expects a result of rank ")
+           << x.getRank() << ", got rank " << result.getRank();
+  for (int64_t i = 0; i < x.getRank(); ++i) {
+    int64_t in = x.getDimSize(i), out = result.getDimSize(i);
+    if (i != dim && in != out) // (coll.psum_scatter-C6)
+      return emitOpError("expects the result to match x outside dim ")
+             << dim << ", dimension " << i << " is " << out << " instead of "
+             << in;
+    // (coll.psum_scatter-C7)
+    if (i == dim && (out == 0 || in % out != 0 || in == 0))
+      return emitOpError("expects x's dim ")
+             << dim << " to be a positive multiple (the number of ranks) of "
+             << "the result's " << out << ", got " << in;
+  }
+  if (failed(verifyGroups(*this, getGroups()))) // (coll.psum_scatter-C8)
+    return failure();
+  if (auto groups = getGroups()) { // (coll.psum_scatter-C9)
+    int64_t size = cast<ShapedType>(groups->getType()).getDimSize(1);
+    if (getNumRanks() != size)
+      return emitOpError("expects x's dim ")
+             << dim << " to be the group size " << size
+             << " times the result's, got " << x.getDimSize(dim) << " for "
+             << result.getDimSize(dim);
+  }
+  return success();
+}
+
 /// The verifier of psum_start and pmean_start: a reduction's constraints,
 /// one element type for the bucket, and one wait in the same block.
 template <typename OpTy> static LogicalResult verifyReductionStart(OpTy op) {

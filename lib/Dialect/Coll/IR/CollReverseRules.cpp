@@ -7,8 +7,9 @@
 //   psum(x)        -> psum(dy)            (same groups)
 //   pmean(x)       -> pmean(dy)
 //   ppermute(x, P) -> ppermute(dy, P⁻¹)   (the pairs reversed)
-//   all_gather(x)  -> this rank's slice of psum(dy)   (a reduce-scatter;
-//                     both within the groups, if any)
+//   all_gather(x)  -> psum_scatter(dy): this rank's slice of psum(dy)
+//                     (within the groups, if any)
+//   psum_scatter(x) -> all_gather(dy)
 //
 // Adasum is not differentiable (its coefficients depend on the inputs in a
 // way nobody needs gradients of); it has no rule, so differentiating through
@@ -17,9 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "trellis/Dialect/Coll/IR/Coll.h"
-#include "trellis/Utils/StructuredBuilders.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 
 using namespace mlir;
 using namespace trellis::coll;
@@ -64,21 +63,22 @@ LogicalResult PpermuteOp::buildReverse(OpBuilder &b, ReverseContext &,
 
 LogicalResult AllGatherOp::buildReverse(OpBuilder &b, ReverseContext &,
                                         ValueRange dres, ValueVec &d) {
-  if (!dres[0]) {
-    d.assign({Value()});
-    return success();
-  }
-  Location loc = getLoc();
-  // Sum the cotangent over the ranks (of the group), then keep this rank's
-  // slice.
-  Value summed =
-      PsumOp::create(b, loc, dres[0], getAxisAttr(), getGroupsAttr());
-  int64_t dim = getDim();
-  int64_t size = getX().getType().getDimSize(dim);
-  Value index = buildGroupPosition(b, loc, getAxisAttr(), getGroupsAttr());
-  Value offset = arith::MulIOp::create(
-      b, loc, index, trellis::builders::indexConst(b, loc, size));
-  d.assign(
-      {trellis::builders::extractAlong(b, loc, summed, dim, offset, size)});
+  // The sum over the ranks (of the group) of this rank's slice.
+  d.assign({dres[0] ? PsumScatterOp::create(b, getLoc(), getX().getType(),
+                                            dres[0], getAxisAttr(),
+                                            getDimAttr(), getGroupsAttr())
+                          .getResult()
+                    : Value()});
+  return success();
+}
+
+LogicalResult PsumScatterOp::buildReverse(OpBuilder &b, ReverseContext &,
+                                          ValueRange dres, ValueVec &d) {
+  // Every rank's slice of the sum is its cotangent's: gathered back.
+  d.assign({dres[0] ? AllGatherOp::create(b, getLoc(), getX().getType(),
+                                          dres[0], getAxisAttr(), getDimAttr(),
+                                          getGroupsAttr())
+                          .getResult()
+                    : Value()});
   return success();
 }
