@@ -19,7 +19,6 @@
 
 #include "trellis/Dialect/Coll/IR/Coll.h"
 
-
 using namespace mlir;
 using namespace trellis::coll;
 using trellis::ad::ReverseContext;
