@@ -50,9 +50,10 @@ int main(int argc, char **argv) {
       trellis::coll::batchNormStatisticsValues(), cl::cat(category));
   cl::opt<int64_t> weightShards(
       "weight-shards",
-      cl::desc("Split every parameter (and the optimizer state) over S "
-               "consecutive ranks between steps, gathered where a step needs "
-               "it (default 1: whole on every rank; docs/collectives.md)"),
+      cl::desc("Keep each parameter whose first dimension S divides (the "
+               "optimizer state too) split over S consecutive ranks between "
+               "steps, gathered where a step needs it (default 1: whole on "
+               "every rank; docs/collectives.md)"),
       cl::value_desc("S"), cl::init(1), cl::cat(category));
   cl::opt<int64_t> bucketBytes(
       "bucket-bytes",
