@@ -130,7 +130,7 @@ func.func @gather_groups_overlap(%x: tensor<2x3xf32>) -> tensor<4x3xf32> {
 
 // coll.psum_scatter-C7
 func.func @scatter_multiple(%x: tensor<5x3xf32>) -> tensor<2x3xf32> {
-  // expected-error @+1 {{expects x's dim 0 to be a positive multiple (the number of ranks) of the result's 2, got 5}}
+  // expected-error @+1 {{expects x's dim 0 to be a positive multiple (the number of ranks) of 2, got 5}}
   %0 = coll.psum_scatter %x {axis = "batch", dim = 0 : i64} : tensor<5x3xf32> -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }

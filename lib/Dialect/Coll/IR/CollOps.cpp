@@ -137,48 +137,60 @@ LogicalResult PpermuteOp::verify() {
   return success();
 }
 
+/// all_gather and psum_scatter: one tensor is `n` slices along `dim` of the
+/// other, `part`, each rank's (C2-C9 of both, cited where it is called).
+/// `whole` names the larger one in messages ("the result" for all_gather,
+/// "x" for psum_scatter), `part` the other.
+template <typename OpTy>
+static LogicalResult verifyTiled(OpTy op, RankedTensorType partType,
+                                 RankedTensorType wholeType, StringRef part,
+                                 StringRef whole) {
+  if (failed(verifyAxis(op, op.getAxis()))) // (C2)
+    return failure();
+  auto x = op.getX().getType(), result = op.getResult().getType();
+  if (x.getElementType() != result.getElementType()) // (C3)
+    return op.emitOpError("expects the result's element type to be x's, got ")
+           << result.getElementType() << " and " << x.getElementType();
+  int64_t dim = op.getDim();
+  if (dim < 0 || dim >= x.getRank()) // (C4)
+    return op.emitOpError("expects dim in [0, ")
+           << x.getRank() << "), got " << dim;
+  if (result.getRank() != x.getRank()) // (C5)
+    return op.emitOpError("expects a result of rank ")
+           << x.getRank() << ", got rank " << result.getRank();
+  for (int64_t i = 0; i < x.getRank(); ++i)
+    if (i != dim && x.getDimSize(i) != result.getDimSize(i)) // (C6)
+      return op.emitOpError("expects the result to match x outside dim ")
+             << dim << ", dimension " << i << " is " << result.getDimSize(i)
+             << " instead of " << x.getDimSize(i);
+  int64_t slice = partType.getDimSize(dim), all = wholeType.getDimSize(dim);
+  if (slice == 0 || all == 0 || all % slice != 0) // (C7)
+    return op.emitOpError("expects ")
+           << whole << "'s dim " << dim
+           << " to be a positive multiple (the number of ranks) of " << slice
+           << ", got " << all;
+  if (failed(verifyGroups(op, op.getGroups()))) // (C8)
+    return failure();
+  if (auto groups = op.getGroups()) { // (C9)
+    int64_t size = cast<ShapedType>(groups->getType()).getDimSize(1);
+    if (all / slice != size)
+      return op.emitOpError("expects ")
+             << whole << "'s dim " << dim << " to be the group size " << size
+             << " times " << part << "'s, got " << all << " for " << slice;
+  }
+  return success();
+}
+
 int64_t AllGatherOp::getNumRanks() {
   int64_t dim = getDim();
   return getResult().getType().getDimSize(dim) /
          getX().getType().getDimSize(dim);
 }
 
+// coll.all_gather-C2 to C9.
 LogicalResult AllGatherOp::verify() {
-  if (failed(verifyAxis(*this, getAxis()))) // (coll.all_gather-C2)
-    return failure();
-  auto x = getX().getType(), result = getResult().getType();
-  if (x.getElementType() != result.getElementType()) // (coll.all_gather-C3)
-    return emitOpError("expects the result's element type to be x's, got ")
-           << result.getElementType() << " and " << x.getElementType();
-  int64_t dim = getDim();
-  if (dim < 0 || dim >= x.getRank()) // (coll.all_gather-C4)
-    return emitOpError("expects dim in [0, ")
-           << x.getRank() << "), got " << dim;
-  if (result.getRank() != x.getRank()) // (coll.all_gather-C5)
-    return emitOpError("expects a result of rank ")
-           << x.getRank() << ", got rank " << result.getRank();
-  for (int64_t i = 0; i < x.getRank(); ++i) {
-    int64_t in = x.getDimSize(i), out = result.getDimSize(i);
-    if (i != dim && in != out) // (coll.all_gather-C6)
-      return emitOpError("expects the result to match x outside dim ")
-             << dim << ", dimension " << i << " is " << out << " instead of "
-             << in;
-    // (coll.all_gather-C7)
-    if (i == dim && (in == 0 || out % in != 0 || out == 0))
-      return emitOpError("expects the result's dim ")
-             << dim << " to be a positive multiple (the number of ranks) of "
-             << in << ", got " << out;
-  }
-  if (failed(verifyGroups(*this, getGroups()))) // (coll.all_gather-C8)
-    return failure();
-  if (auto groups = getGroups()) { // (coll.all_gather-C9)
-    int64_t size = cast<ShapedType>(groups->getType()).getDimSize(1);
-    if (getNumRanks() != size)
-      return emitOpError("expects the result's dim ")
-             << dim << " to be the group size " << size << " times x's, got "
-             << result.getDimSize(dim) << " for " << x.getDimSize(dim);
-  }
-  return success();
+  return verifyTiled(*this, getX().getType(), getResult().getType(), "x",
+                     "the result");
 }
 
 int64_t PsumScatterOp::getNumRanks() {
@@ -187,43 +199,10 @@ int64_t PsumScatterOp::getNumRanks() {
          getResult().getType().getDimSize(dim);
 }
 
+// coll.psum_scatter-C2 to C9.
 LogicalResult PsumScatterOp::verify() {
-  if (failed(verifyAxis(*this, getAxis()))) // (coll.psum_scatter-C2)
-    return failure();
-  auto x = getX().getType(), result = getResult().getType();
-  if (x.getElementType() != result.getElementType()) // (coll.psum_scatter-C3)
-    return emitOpError("expects the result's element type to be x's, got ")
-           << result.getElementType() << " and " << x.getElementType();
-  int64_t dim = getDim();
-  if (dim < 0 || dim >= x.getRank()) // (coll.psum_scatter-C4)
-    return emitOpError("expects dim in [0, ")
-           << x.getRank() << "), got " << dim;
-  if (result.getRank() != x.getRank()) // (coll.psum_scatter-C5)
-    return emitOpError("expects a result of rank ")
-           << x.getRank() << ", got rank " << result.getRank();
-  for (int64_t i = 0; i < x.getRank(); ++i) {
-    int64_t in = x.getDimSize(i), out = result.getDimSize(i);
-    if (i != dim && in != out) // (coll.psum_scatter-C6)
-      return emitOpError("expects the result to match x outside dim ")
-             << dim << ", dimension " << i << " is " << out << " instead of "
-             << in;
-    // (coll.psum_scatter-C7)
-    if (i == dim && (out == 0 || in % out != 0 || in == 0))
-      return emitOpError("expects x's dim ")
-             << dim << " to be a positive multiple (the number of ranks) of "
-             << "the result's " << out << ", got " << in;
-  }
-  if (failed(verifyGroups(*this, getGroups()))) // (coll.psum_scatter-C8)
-    return failure();
-  if (auto groups = getGroups()) { // (coll.psum_scatter-C9)
-    int64_t size = cast<ShapedType>(groups->getType()).getDimSize(1);
-    if (getNumRanks() != size)
-      return emitOpError("expects x's dim ")
-             << dim << " to be the group size " << size
-             << " times the result's, got " << x.getDimSize(dim) << " for "
-             << result.getDimSize(dim);
-  }
-  return success();
+  return verifyTiled(*this, getResult().getType(), getX().getType(),
+                     "the result", "x");
 }
 
 /// The verifier of psum_start and pmean_start: a reduction's constraints,
