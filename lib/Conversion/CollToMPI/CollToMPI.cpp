@@ -387,8 +387,8 @@ private:
     reduce(inPiece, outPiece);
   }
 
-  /// The runtime's psum or pmean within `groups`, all ranks if none (`f32`
-  /// and `f64` its variants).
+  /// The runtime's psum, pmean or Adasum within `groups`, all ranks if none
+  /// (`f32` and `f64` its variants).
   Value reduceGroups(Location loc, Value x,
                      std::optional<DenseIntElementsAttr> groups,
                      RuntimeFunction f32, RuntimeFunction f64) {
@@ -466,30 +466,17 @@ private:
     llvm::append_range(stackedShape, xType.getShape());
     auto stackedType =
         RankedTensorType::get(stackedShape, xType.getElementType());
-    FlatBuffer in = readBuffer(b, loc, op.getX()),
-               out = newBuffer(b, loc, stackedType);
-    callRuntime(
-        b, loc, module,
-        byElementType(xType.getElementType(), RuntimeFunction::CollAllGatherF32,
-                      RuntimeFunction::CollAllGatherF64),
-        {dynamic(b, loc, in.flat), dynamic(b, loc, out.flat),
-         dynamic(b, loc, constantBuffer(b, loc, flatGroups(op.getGroups()))),
-         i64Constant(b, loc, groupSize(op.getGroups())), i64Constant(b, loc, n),
-         maxCountValue(loc), whereValue(loc)});
-    Value stacked = toTensor(b, loc, out.buffer);
+    Value stacked = callTiled(loc, op.getX(), stackedType, op.getGroups(), n,
+                              RuntimeFunction::CollAllGatherF32,
+                              RuntimeFunction::CollAllGatherF64);
     if (dim > 0) {
-      SmallVector<int64_t> permutation, shape;
+      SmallVector<int64_t> permutation;
       for (int64_t i = 0; i < dim; ++i)
         permutation.push_back(i + 1);
       permutation.push_back(0);
       for (int64_t i = dim; i < rank; ++i)
         permutation.push_back(i + 1);
-      for (int64_t p : permutation)
-        shape.push_back(stackedShape[p]);
-      Value init =
-          tensor::EmptyOp::create(b, loc, shape, xType.getElementType());
-      stacked = linalg::TransposeOp::create(b, loc, stacked, init, permutation)
-                    .getResult()[0];
+      stacked = transpose(loc, stacked, permutation);
     }
     SmallVector<ReassociationIndices> groups;
     for (int64_t i = 0; i < rank; ++i) {
@@ -505,69 +492,63 @@ private:
   }
 
   /// MPI_Reduce_scatter_block splits its buffer into the ranks' blocks in
-  /// front: for dim > 0, dim is moved to the front first (a transpose of
-  /// x split as n x (dim / n)), and the result moved back.
+  /// front: for dim > 0, dim is moved to the front first (x split as
+  /// n x (dim / n)), and the result moved back.
   Value psumScatter(PsumScatterOp op) {
     Location loc = op.getLoc();
-    RankedTensorType xType = op.getX().getType(),
-                     type = op.getResult().getType();
-    int64_t n = op.getNumRanks(), dim = op.getDim(), rank = xType.getRank();
-    Value x = op.getX();
-    SmallVector<int64_t> permutation{dim};
+    RankedTensorType type = op.getResult().getType();
+    int64_t dim = op.getDim(), rank = type.getRank();
+    SmallVector<int64_t> permutation{dim}, shape{type.getDimSize(dim)};
     for (int64_t i = 0; i < rank; ++i)
-      if (i != dim)
+      if (i != dim) {
         permutation.push_back(i);
-    auto permute = [&](Value v, ArrayRef<int64_t> perm) {
-      auto vType = cast<RankedTensorType>(v.getType());
-      SmallVector<int64_t> shape;
-      for (int64_t p : perm)
-        shape.push_back(vType.getDimSize(p));
-      Value init =
-          tensor::EmptyOp::create(b, loc, shape, vType.getElementType());
-      return linalg::TransposeOp::create(b, loc, v, init, perm).getResult()[0];
-    };
-    if (dim > 0)
-      x = permute(x, permutation);
-    RankedTensorType outType = type;
-    if (dim > 0) {
-      SmallVector<int64_t> shape;
-      for (int64_t p : permutation)
-        shape.push_back(type.getDimSize(p));
-      outType = RankedTensorType::get(shape, type.getElementType());
-    }
-    FlatBuffer in = readBuffer(b, loc, x), out = newBuffer(b, loc, outType);
-    callRuntime(
-        b, loc, module,
-        byElementType(type.getElementType(),
-                      RuntimeFunction::CollPsumScatterF32,
-                      RuntimeFunction::CollPsumScatterF64),
-        {dynamic(b, loc, in.flat), dynamic(b, loc, out.flat),
-         dynamic(b, loc, constantBuffer(b, loc, flatGroups(op.getGroups()))),
-         i64Constant(b, loc, groupSize(op.getGroups())), i64Constant(b, loc, n),
-         maxCountValue(loc), whereValue(loc)});
-    Value result = toTensor(b, loc, out.buffer);
+        shape.push_back(type.getDimSize(i));
+      }
+    Value x = dim > 0 ? transpose(loc, op.getX(), permutation) : op.getX();
+    Value result = callTiled(
+        loc, x, RankedTensorType::get(shape, type.getElementType()),
+        op.getGroups(), op.getNumRanks(), RuntimeFunction::CollPsumScatterF32,
+        RuntimeFunction::CollPsumScatterF64);
     if (dim == 0)
       return result;
     SmallVector<int64_t> inverse(rank);
     for (int64_t i = 0; i < rank; ++i)
       inverse[permutation[i]] = i;
-    return permute(result, inverse);
+    return transpose(loc, result, inverse);
+  }
+
+  /// The runtime's all_gather or psum_scatter (`f32`, `f64` its variants)
+  /// of `x` into a new tensor of `outType`, within `groups` (all ranks if
+  /// none) of `n` ranks.
+  Value callTiled(Location loc, Value x, RankedTensorType outType,
+                  std::optional<DenseIntElementsAttr> groups, int64_t n,
+                  RuntimeFunction f32, RuntimeFunction f64) {
+    FlatBuffer in = readBuffer(b, loc, x), out = newBuffer(b, loc, outType);
+    callRuntime(b, loc, module,
+                byElementType(outType.getElementType(), f32, f64),
+                {dynamic(b, loc, in.flat), dynamic(b, loc, out.flat),
+                 dynamic(b, loc, constantBuffer(b, loc, flatGroups(groups))),
+                 i64Constant(b, loc, groupSize(groups)), i64Constant(b, loc, n),
+                 maxCountValue(loc), whereValue(loc)});
+    return toTensor(b, loc, out.buffer);
+  }
+
+  /// `v` with its dimensions permuted: dim i of the result is `v`'s
+  /// `permutation[i]`.
+  Value transpose(Location loc, Value v, ArrayRef<int64_t> permutation) {
+    auto type = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape;
+    for (int64_t p : permutation)
+      shape.push_back(type.getDimSize(p));
+    Value init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+    return linalg::TransposeOp::create(b, loc, v, init, permutation)
+        .getResult()[0];
   }
 
   Value adasum(AdasumOp op) {
-    Location loc = op.getLoc();
-    auto type = op.getX().getType();
-    FlatBuffer in = readBuffer(b, loc, op.getX()),
-               out = newBuffer(b, loc, type);
-    callRuntime(
-        b, loc, module,
-        byElementType(type.getElementType(), RuntimeFunction::CollAdasumF32,
-                      RuntimeFunction::CollAdasumF64),
-        {dynamic(b, loc, in.flat), dynamic(b, loc, out.flat),
-         dynamic(b, loc, constantBuffer(b, loc, flatGroups(op.getGroups()))),
-         i64Constant(b, loc, groupSize(op.getGroups())), maxCountValue(loc),
-         whereValue(loc)});
-    return toTensor(b, loc, out.buffer);
+    return reduceGroups(op.getLoc(), op.getX(), op.getGroups(),
+                        RuntimeFunction::CollAdasumF32,
+                        RuntimeFunction::CollAdasumF64);
   }
 
   /// A started bucket: its buffer and the runtime's request number.
