@@ -256,13 +256,7 @@ struct CollAverageGradientsPass
     if (weightShards > 1) {
       // Rank r holds shard r mod S: group d is [d, S+d, 2S+d, …].
       groupSize = ranks / weightShards;
-      SmallVector<int64_t> flat;
-      for (int64_t d = 0; d < weightShards; ++d)
-        for (int64_t i = 0; i < groupSize; ++i)
-          flat.push_back(weightShards * i + d);
-      groups = DenseIntElementsAttr::get(
-          RankedTensorType::get({weightShards, groupSize}, b.getI64Type()),
-          flat);
+      groups = getReplicaGroupsAttr(module.getContext(), weightShards, ranks);
     }
     Reducer reducer(b, b.getStringAttr(axis), groups, groupSize);
     auto selected = [&](GradientArgKind kind) {

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -37,15 +38,30 @@ bool trellis::coll::isShardedParameter(Type type, int64_t shards) {
          tensor.getDimSize(0) > 0 && tensor.getDimSize(0) % shards == 0;
 }
 
-SmallVector<SmallVector<int64_t>> trellis::coll::getShardGroups(int64_t shards,
-                                                                int64_t ranks) {
-  SmallVector<SmallVector<int64_t>> groups;
-  for (int64_t first = 0; first < ranks; first += shards) {
-    groups.emplace_back();
-    for (int64_t d = 0; d < shards; ++d)
-      groups.back().push_back(first + d);
-  }
-  return groups;
+/// `rows` groups of `columns` ranks, rank `at(row, column)` in each place.
+static DenseIntElementsAttr
+groupsAttr(MLIRContext *ctx, int64_t rows, int64_t columns,
+           llvm::function_ref<int64_t(int64_t, int64_t)> at) {
+  SmallVector<int64_t> flat;
+  for (int64_t row = 0; row < rows; ++row)
+    for (int64_t column = 0; column < columns; ++column)
+      flat.push_back(at(row, column));
+  return DenseIntElementsAttr::get(
+      RankedTensorType::get({rows, columns}, IntegerType::get(ctx, 64)), flat);
+}
+
+DenseIntElementsAttr trellis::coll::getShardGroupsAttr(MLIRContext *ctx,
+                                                       int64_t shards,
+                                                       int64_t ranks) {
+  return groupsAttr(ctx, ranks / shards, shards,
+                    [&](int64_t i, int64_t d) { return shards * i + d; });
+}
+
+DenseIntElementsAttr trellis::coll::getReplicaGroupsAttr(MLIRContext *ctx,
+                                                         int64_t shards,
+                                                         int64_t ranks) {
+  return groupsAttr(ctx, shards, ranks / shards,
+                    [&](int64_t d, int64_t i) { return shards * i + d; });
 }
 
 namespace {
@@ -75,7 +91,7 @@ public:
     auto full = cast<RankedTensorType>(v.getType());
     Value shard;
     Operation *def = v.getDefiningOp();
-    if (auto empty = dyn_cast_if_present<tensor::EmptyOp>(def)) {
+    if (isa_and_present<tensor::EmptyOp>(def)) {
       shard = tensor::EmptyOp::create(b, loc, shardType(full).getShape(),
                                       full.getElementType());
     } else if (def && isElementwise(def, full.getShape())) {
@@ -105,7 +121,9 @@ public:
 private:
   /// An op that maps elements to elements at the same index, all of whose
   /// operands and results are tensors of `shape`: arith/math ops on tensors
-  /// and linalg.generic with identity maps and parallel loops only.
+  /// and elementwise linalg.generic (upstream's isElementwise: parallel
+  /// loops, a body of scalar elementwise ops, so no linalg.index) with
+  /// identity maps only.
   static bool isElementwise(Operation *op, ArrayRef<int64_t> shape) {
     auto sameShape = [&](Type type) {
       auto tensor = dyn_cast<RankedTensorType>(type);
@@ -115,9 +133,9 @@ private:
         !llvm::all_of(op->getResultTypes(), sameShape))
       return false;
     if (auto generic = dyn_cast<linalg::GenericOp>(op))
-      return llvm::all_of(generic.getIndexingMapsArray(),
-                          [](AffineMap map) { return map.isIdentity(); }) &&
-             generic.getNumParallelLoops() == generic.getNumLoops();
+      return linalg::isElementwise(generic) &&
+             llvm::all_of(generic.getIndexingMapsArray(),
+                          [](AffineMap map) { return map.isIdentity(); });
     return op->hasTrait<OpTrait::Elementwise>() && op->getNumRegions() == 0 &&
            isMemoryEffectFree(op);
   }
@@ -152,19 +170,17 @@ struct CollShardWeightsPass
     }
     if (s == 1)
       return;
-    OpBuilder b(&getContext());
-    SmallVector<int64_t> flat;
-    for (const SmallVector<int64_t> &group : getShardGroups(shards, ranks))
-      llvm::append_range(flat, group);
-    auto groups = DenseIntElementsAttr::get(
-        RankedTensorType::get({ranks / shards, shards}, b.getI64Type()), flat);
+    DenseIntElementsAttr groups = getShardGroupsAttr(&getContext(), s, n),
+                         replicas = getReplicaGroupsAttr(&getContext(), s, n);
+    SymbolTable symbols(getOperation());
     SmallVector<std::string> names(functions.begin(), functions.end());
     if (names.empty())
       names = {"train_step", "eval"};
     for (const std::string &name : names)
-      if (auto func = getOperation().lookupSymbol<func::FuncOp>(name);
+      if (auto func = symbols.lookup<func::FuncOp>(name);
           func && !func.isExternal())
-        shard(func, groups);
+        if (failed(shard(func, groups, replicas, symbols)))
+          return signalPassFailure();
   }
 
   /// Makes `op` differentiate with respect to the shards of the gathered
@@ -176,21 +192,20 @@ struct CollShardWeightsPass
   /// whole gradient is the gather of the new one, which the update's
   /// shards read directly.
   LogicalResult differentiateShards(ad::DerivativeOpInterface op,
-                                    Slicer &slicer,
-                                    DenseIntElementsAttr groups) {
+                                    Slicer &slicer, DenseIntElementsAttr groups,
+                                    SymbolTable &symbols) {
     OperandRange operands = op.getDerivativeOperands();
-    SmallVector<Value> shards(operands.size());
+    SmallVector<Value> shardArgs(operands.size());
     bool any = false;
     for (auto [j, operand] : llvm::enumerate(operands))
       if (Value shard = slicer.known.lookup(operand);
           shard && isa<BlockArgument>(shard)) {
-        shards[j] = shard;
+        shardArgs[j] = shard;
         any = true;
       }
     if (!any)
       return success();
-    ModuleOp module = getOperation();
-    auto callee = module.lookupSymbol<func::FuncOp>(op.getCalleeAttr());
+    auto callee = symbols.lookup<func::FuncOp>(op.getCalleeAttr().getValue());
     if (!callee)
       return op->emitOpError("coll-shard-weights: no function ")
              << op.getCalleeAttr();
@@ -200,18 +215,19 @@ struct CollShardWeightsPass
     Location loc = op.getLoc();
     SmallVector<Type> inputs;
     for (auto [j, operand] : llvm::enumerate(operands))
-      inputs.push_back(shards[j] ? shards[j].getType() : operand.getType());
+      inputs.push_back(shardArgs[j] ? shardArgs[j].getType()
+                                    : operand.getType());
     auto wrapper = func::FuncOp::create(
         b, loc, (callee.getSymName() + ".weight_shards").str(),
         b.getFunctionType(inputs, callee.getResultTypes()));
     wrapper.setPrivate();
-    SymbolTable(module).insert(wrapper);
+    symbols.insert(wrapper);
     Block *body = wrapper.addEntryBlock();
     b.setInsertionPointToStart(body);
     SmallVector<Value> args(body->getArguments());
     StringAttr axisAttr = b.getStringAttr(axis);
     for (auto [j, arg] : llvm::enumerate(args)) {
-      if (!shards[j])
+      if (!shardArgs[j])
         continue;
       Type full = operands[j].getType();
       auto checkpoint = ad::CheckpointOp::create(b, loc, TypeRange{full},
@@ -232,15 +248,15 @@ struct CollShardWeightsPass
     Operation *clone = b.clone(*op);
     clone->setAttr("callee", FlatSymbolRefAttr::get(wrapper));
     unsigned first = operands.getBeginOperandIndex();
-    for (auto [j, shard] : llvm::enumerate(shards))
+    for (auto [j, shard] : llvm::enumerate(shardArgs))
       if (shard)
         clone->setOperand(first + j, shard);
     auto derivative = cast<ad::DerivativeOpInterface>(clone);
     SmallVector<int64_t> argnums = op.getDiffArgIndices();
     DenseSet<Value> sharded;
     for (auto [k, g] : llvm::enumerate(derivative.getGradientResults()))
-      if (shards[argnums[k]]) {
-        g.setType(shards[argnums[k]].getType());
+      if (shardArgs[argnums[k]]) {
+        g.setType(shardArgs[argnums[k]].getType());
         sharded.insert(g);
       }
     b.setInsertionPointAfter(clone);
@@ -253,9 +269,9 @@ struct CollShardWeightsPass
       Value inverse = arith::ConstantOp::create(
           b, loc,
           DenseElementsAttr::get(
-              type, b.getFloatAttr(
-                        type.getElementType(),
-                        1.0 / static_cast<double>(int64_t(this->shards)))));
+              type,
+              b.getFloatAttr(type.getElementType(),
+                             1.0 / static_cast<double>(int64_t(shards)))));
       Value mean = arith::MulFOp::create(b, loc, now, inverse);
       Value whole = AllGatherOp::create(b, loc, old.getType(), mean, axisAttr,
                                         b.getI64IntegerAttr(0), groups);
@@ -266,23 +282,14 @@ struct CollShardWeightsPass
     return success();
   }
 
-  void shard(func::FuncOp func, DenseIntElementsAttr groups) {
+  LogicalResult shard(func::FuncOp func, DenseIntElementsAttr groups,
+                      DenseIntElementsAttr replicas, SymbolTable &symbols) {
     OpBuilder b = OpBuilder::atBlockBegin(&func.front());
     StringAttr axisAttr = b.getStringAttr(axis);
     auto returnOp = cast<func::ReturnOp>(func.front().getTerminator());
     SmallVector<Type> argTypes(func.getArgumentTypes());
     SmallVector<Type> resultTypes(func.getResultTypes());
     Slicer slicer(returnOp, shards, axisAttr, groups);
-    // Rank r holds shard r mod S: the ranks [d, S+d, 2S+d, …] hold shard d.
-    int64_t replicasPerShard = ranks / shards;
-    SmallVector<int64_t> flat;
-    for (int64_t d = 0; d < shards; ++d)
-      for (int64_t i = 0; i < replicasPerShard; ++i)
-        flat.push_back(shards * i + d);
-    auto replicas = DenseIntElementsAttr::get(
-        RankedTensorType::get({int64_t(shards), replicasPerShard},
-                              b.getI64Type()),
-        flat);
     SmallVector<unsigned> returned;
     for (unsigned i = 0; i < func.getNumArguments(); ++i) {
       if (func.getArgAttr(i, "trellis.batch"))
@@ -312,8 +319,8 @@ struct CollShardWeightsPass
         derivatives.push_back(op);
     });
     for (ad::DerivativeOpInterface op : derivatives)
-      if (failed(differentiateShards(op, slicer, groups)))
-        return signalPassFailure();
+      if (failed(differentiateShards(op, slicer, groups, symbols)))
+        return failure();
     for (unsigned i : returned)
       returnOp.setOperand(i, slicer.shardOf(returnOp.getOperand(i)));
     func.setFunctionType(b.getFunctionType(argTypes, resultTypes));
@@ -325,6 +332,7 @@ struct CollShardWeightsPass
     for (Operation *op : llvm::reverse(ops))
       if (isOpTriviallyDead(op))
         op->erase();
+    return success();
   }
 };
 

@@ -3,6 +3,7 @@
 #ifndef TRELLIS_DIALECT_COLL_TRANSFORMS_PASSES_H
 #define TRELLIS_DIALECT_COLL_TRANSFORMS_PASSES_H
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Pass/Pass.h"
 
 namespace trellis::coll {
@@ -87,9 +88,14 @@ bool isShardedParameter(mlir::Type type, int64_t shards);
 inline constexpr llvm::StringLiteral kReplicaGroupsAttr = "coll.replica_groups";
 
 /// The shard groups of coll-shard-weights: `ranks / shards` groups of
-/// `shards` consecutive ranks.
-llvm::SmallVector<llvm::SmallVector<int64_t>> getShardGroups(int64_t shards,
-                                                             int64_t ranks);
+/// `shards` consecutive ranks (a `groups` attribute).
+mlir::DenseIntElementsAttr getShardGroupsAttr(mlir::MLIRContext *ctx,
+                                              int64_t shards, int64_t ranks);
+
+/// The replica groups: the ranks holding the same one of `shards` shards,
+/// `[[d, S+d, 2S+d, …] for d < S]` (Trax's `axis_index_groups`).
+mlir::DenseIntElementsAttr getReplicaGroupsAttr(mlir::MLIRContext *ctx,
+                                                int64_t shards, int64_t ranks);
 
 #define GEN_PASS_DECL
 #include "trellis/Dialect/Coll/Transforms/Passes.h.inc"
