@@ -584,12 +584,14 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
       forwardCost += chain.cost(i);
     }
     auto evaluate = [&](Schedule schedule) -> FailureOr<Candidate> {
+      // Once per schedule: candidates and the searches meet the same ones.
+      bool known = predicted.contains(describe(schedule));
       FailureOr<int64_t> peak = predictPeak(fn, entries, schedule);
       if (failed(peak))
         return failure();
       Candidate c{std::move(schedule), *peak, 0, 0};
       recomputation(c.schedule, layerCost, c.layers, c.cost);
-      if (printPredictions)
+      if (printPredictions && !known)
         mlir::emitRemark(fn.getLoc(), "ad-remat: schedule ")
             << describe(c.schedule) << ": " << predictedPeak(c.schedule)
             << c.peak << " bytes, recomputation cost " << c.cost;
