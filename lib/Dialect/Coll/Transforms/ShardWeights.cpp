@@ -122,8 +122,9 @@ private:
   /// An op that maps elements to elements at the same index, all of whose
   /// operands and results are tensors of `shape`: arith/math ops on tensors
   /// and elementwise linalg.generic (upstream's isElementwise: parallel
-  /// loops, a body of scalar elementwise ops, so no linalg.index) with
-  /// identity maps only.
+  /// loops, a body of scalar elementwise ops) with identity maps that does
+  /// not read its iteration index (linalg.index, which upstream allows:
+  /// on a shard it would count from 0 on every rank).
   static bool isElementwise(Operation *op, ArrayRef<int64_t> shape) {
     auto sameShape = [&](Type type) {
       auto tensor = dyn_cast<RankedTensorType>(type);
@@ -134,6 +135,8 @@ private:
       return false;
     if (auto generic = dyn_cast<linalg::GenericOp>(op))
       return linalg::isElementwise(generic) &&
+             linalg::hasOnlyScalarElementwiseOp(generic.getRegion()) &&
+             !generic.hasIndexSemantics() &&
              llvm::all_of(generic.getIndexingMapsArray(),
                           [](AffineMap map) { return map.isIdentity(); });
     return op->hasTrait<OpTrait::Elementwise>() && op->getNumRegions() == 0 &&
