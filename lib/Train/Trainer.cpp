@@ -322,14 +322,14 @@ llvm::Error Trainer::shardParameters() {
   return llvm::Error::success();
 }
 
-/// The whole parameters from the shards of this rank's group (every rank
-/// takes part: a gather over all ranks).
+/// With weight shards, the whole parameters from the shards of this rank's
+/// group (every rank takes part: a gather over all ranks).
 llvm::Expected<llvm::SmallVector<HostArray>> Trainer::wholeParameters() const {
   llvm::SmallVector<HostArray> whole;
   int64_t shards = options.weightShards;
   int64_t first = rank - rank % shards;
   for (auto [i, p] : llvm::enumerate(params)) {
-    if (sharded.empty() || !sharded[i]) {
+    if (!sharded[i]) {
       whole.push_back(p.clone());
       continue;
     }
@@ -349,16 +349,22 @@ llvm::Expected<llvm::SmallVector<HostArray>> Trainer::wholeParameters() const {
 }
 
 llvm::Error Trainer::saveCheckpoint(int64_t step) {
-  llvm::Expected<llvm::SmallVector<HostArray>> whole = wholeParameters();
-  if (!whole)
-    return whole.takeError();
+  // Without shards the parameters are written as they are, not copied.
+  llvm::SmallVector<HostArray> gathered;
+  if (!sharded.empty()) {
+    llvm::Expected<llvm::SmallVector<HostArray>> whole = wholeParameters();
+    if (!whole)
+      return whole.takeError();
+    gathered = std::move(*whole);
+  }
+  llvm::ArrayRef<HostArray> whole = sharded.empty() ? params : gathered;
   // Every rank holds the same parameters: all of them stop alike.
-  if (llvm::Error err = checkFiniteParameters(*whole, trainStep, step))
+  if (llvm::Error err = checkFiniteParameters(whole, trainStep, step))
     return fail(llvm::toString(std::move(err)) + ": the training diverged; " +
                 describeKeptCheckpoint());
   if (leader)
     if (llvm::Error err =
-            writeCheckpoint(checkpointPath, step, options.seed, *whole))
+            writeCheckpoint(checkpointPath, step, options.seed, whole))
       return err;
   savedStep = step;
   return llvm::Error::success();
