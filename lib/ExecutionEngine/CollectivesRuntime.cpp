@@ -629,10 +629,22 @@ void ppermute(StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,
   });
 }
 
+/// Without `groups`, the ranks a tiled collective's shapes assume
+/// (all_gather, psum_scatter) must be the job's; with them, the verifier
+/// tied the shapes to the group size and groupComm checks the groups cover
+/// the job.
+/// `shapes` says which shapes ("its result shape").
+void checkShapedRanks(StridedMemRefType<int64_t, 1> *groups, int64_t numRanks,
+                      const char *op, const char *shapes) {
+  if (groups->sizes[0] == 0 && numRanks != worldSize())
+    fail("%s: the program was compiled for %lld ranks (%s) but the job has %d",
+         op, static_cast<long long>(numRanks), shapes, worldSize());
+}
+
 /// This rank's block of the sum over its group (the world without groups):
 /// `in` holds `numRanks` blocks of `out`'s size, in the order of the
 /// group's ranks. MPI_Ireduce_scatter_block, or, for blocks above the piece
-/// limit, the whole sum piece by piece and this rank's block of it.
+/// limit, each block's sum in pieces, block by block.
 template <typename T>
 void psumScatter(StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,
                  StridedMemRefType<int64_t, 1> *groups, int64_t groupSize,
@@ -640,10 +652,7 @@ void psumScatter(StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,
   const char *op = "coll.psum_scatter";
   int limit = pieceLimit(maxCount, op);
   MPI_Comm comm = groupComm(groups, groupSize, op);
-  if (groups->sizes[0] == 0 && numRanks != worldSize())
-    fail("coll.psum_scatter: the program was compiled for %lld ranks (its "
-         "shapes) but the job has %d",
-         static_cast<long long>(numRanks), worldSize());
+  checkShapedRanks(groups, numRanks, op, "its shapes");
   int64_t n = count(out, op);
   T *x = data(in), *y = data(out);
   if (n <= limit) {
@@ -671,20 +680,14 @@ void psumScatter(StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,
   }
 }
 
-/// Within the communicator of `groups` (the world's without): the group
-/// size, which the result's shape fixed, was checked by the verifier, and
-/// `groupComm` checks the groups cover the job.
+/// Within the communicator of `groups` (the world's without).
 template <typename T>
 void allGather(StridedMemRefType<T, 1> *in, StridedMemRefType<T, 1> *out,
                StridedMemRefType<int64_t, 1> *groups, int64_t groupSize,
                int64_t numRanks, int64_t maxCount) {
   int limit = pieceLimit(maxCount, "coll.all_gather");
   MPI_Comm comm = groupComm(groups, groupSize, "coll.all_gather");
-  int size = worldSize();
-  if (groups->sizes[0] == 0 && numRanks != size)
-    fail("coll.all_gather: the program was compiled for %lld ranks (its "
-         "result shape) but the job has %d",
-         static_cast<long long>(numRanks), size);
+  checkShapedRanks(groups, numRanks, "coll.all_gather", "its result shape");
   int64_t n = count(in, "coll.all_gather");
   T *x = data(in), *y = data(out);
   if (n <= limit) {
