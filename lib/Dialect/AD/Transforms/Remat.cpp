@@ -335,8 +335,8 @@ Schedule recursiveSplit(int64_t first, int64_t last, int64_t parts,
 /// has a schedule of its own. `body`: [first, last] is a checkpoint's body,
 /// which is not checkpointed whole once more (that recomputes it again for
 /// nothing).
-std::vector<Schedule> allSchedules(int64_t first, int64_t last, bool body) {
-  std::vector<Schedule> result;
+SmallVector<Schedule> allSchedules(int64_t first, int64_t last, bool body) {
+  SmallVector<Schedule> result;
   if (first > last) {
     result.emplace_back();
     return result;
@@ -346,7 +346,7 @@ std::vector<Schedule> allSchedules(int64_t first, int64_t last, bool body) {
   for (int64_t end = first + 1; end <= last; ++end) {
     if (body && end == last)
       continue;
-    std::vector<Schedule> inners = allSchedules(first, end, true),
+    SmallVector<Schedule> inners = allSchedules(first, end, true),
                           rests = allSchedules(end + 1, last, false);
     for (const Schedule &inner : inners)
       for (const Schedule &rest : rests) {
@@ -361,8 +361,8 @@ std::vector<Schedule> allSchedules(int64_t first, int64_t last, bool body) {
 /// The schedules one step from `schedule` over `n` layers: a top-level
 /// checkpoint without nested ones with one end moved by a layer (keeping
 /// two or more layers, not overlapping its neighbours), or left out.
-std::vector<Schedule> neighbours(const Schedule &schedule, int64_t n) {
-  std::vector<Schedule> result;
+SmallVector<Schedule> neighbours(const Schedule &schedule, int64_t n) {
+  SmallVector<Schedule> result;
   for (size_t k = 0; k < schedule.size(); ++k) {
     Schedule dropped = schedule;
     dropped.erase(dropped.begin() + k);
@@ -611,16 +611,15 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     int64_t uniformLength = 0;
     // Short chains: every schedule, so that the choice is the optimum.
     bool exhaustive = n <= exactLimit;
-    SmallVector<Schedule> schedules;
-    if (exhaustive)
-      for (Schedule &schedule : allSchedules(0, n - 1, false))
-        schedules.push_back(std::move(schedule));
-    else
-      schedules = candidateSchedules(chain);
+    SmallVector<Schedule> schedules =
+        exhaustive ? allSchedules(0, n - 1, false) : candidateSchedules(chain);
+    // Whether `c` is the new best.
     auto consider = [&](const Candidate &c) {
-      if (c.peak <= budget && (!best || std::tie(c.cost, c.peak) <
-                                            std::tie(best->cost, best->peak)))
-        best = c;
+      if (c.peak > budget || (best && std::tie(c.cost, c.peak) >=
+                                          std::tie(best->cost, best->peak)))
+        return false;
+      best = c;
+      return true;
     };
     for (Schedule &schedule : schedules) {
       FailureOr<Candidate> c = evaluate(std::move(schedule));
@@ -662,16 +661,14 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     // without nested ones by a layer, or drop one; keep what fits at a
     // lower cost, until nothing does (the candidates miss schedules such
     // as a single short segment).
-    for (int round = 0; !exhaustive && round < 32; ++round) {
-      Candidate current = *best;
-      for (Schedule &schedule : neighbours(current.schedule, n)) {
+    for (bool improved = !exhaustive; improved;) {
+      improved = false;
+      for (Schedule &schedule : neighbours(best->schedule, n)) {
         FailureOr<Candidate> c = evaluate(std::move(schedule));
         if (failed(c))
           return failure();
-        consider(*c);
+        improved |= consider(*c);
       }
-      if (describe(best->schedule) == describe(current.schedule))
-        break;
     }
     // The best uniform segment length, for comparison.
     for (int64_t length = 2; length <= n; ++length) {
