@@ -1,8 +1,9 @@
 //===- ShardWeights.cpp - Parameters kept as shards between steps ---------===//
 //
-// Each sharded parameter of a training-convention function is gathered at
-// the function's entry and its new value returned as this rank's shard
-// (pass description in dialects/Coll/Passes.td).
+// Each sharded parameter of a training-convention function becomes this
+// rank's shard: gathered inside the functions its derivatives differentiate
+// (and at the entry for other uses), its gradient reduce-scattered, its new
+// value returned as the shard (pass description in dialects/Coll/Passes.td).
 //
 //===----------------------------------------------------------------------===//
 
