@@ -2,10 +2,14 @@
 
 Usage (holding the build lock, briefly):
   flock /tmp/trellis-build.lock /usr/bin/python3 bench/remat_budget.py [--build DIR]
+      [--only mlp,tf] [--mlp-batch 256,2048] [--seq 128,512]
 
-Two models: a 16-layer MLP (16 x (dense 128, tanh), batch 256, then the mean)
-and a chain of 4 pre-LN Transformer blocks (sequence 128, width 64, 4 heads,
-attention chunk 32; test/Integration/JIT/remat/transformer.py's model). For
+Two models, each at two sizes: a 16-layer MLP (16 x (dense 128, tanh), then
+the mean) at batch 256, where the weight gradients are 46 % of the store-all
+peak, and at batch 2048, where the activations dominate; and a chain of 4
+pre-LN Transformer blocks (width 64, 4 heads, attention chunk 32;
+test/Integration/JIT/remat/transformer.py's model) at sequence 128 and 512.
+For
 each fraction, the budget is that fraction of the measured peak_tensor_bytes
 of storing everything; the table gives the schedule's measured peak (or, if
 the budget is below every schedule the pass compares, the smallest feasible
@@ -82,13 +86,21 @@ def run_model(name, text, shapes, chunk, work):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--mlp-batch", default="256,2048",
+                        help="the MLP's batch sizes, one table each")
+    parser.add_argument("--seq", default="128,512", help="the Transformer chain's sequence lengths")
+    parser.add_argument("--only", default="mlp,tf")
     args = parser.parse_args()
     os.environ["PATH"] = os.path.join(args.build, "bin") + os.pathsep + os.environ["PATH"]
     with tempfile.TemporaryDirectory(prefix="trellis_remat.") as work:
-        text, shapes = mlp_text()
-        run_model("16-layer MLP (dense 128 + tanh, batch 256)", text, shapes, 128, f"{work}/mlp")
-        text, shapes = transformer.model_text(4, 128, 64)
-        run_model("4 Transformer blocks (L=128, d=64, 4 heads, chunk 32)", text, shapes, 32, f"{work}/tf")
+        for batch in (int(b) for b in args.mlp_batch.split(",") if "mlp" in args.only):
+            text, shapes = mlp_text(batch=batch)
+            run_model(f"16-layer MLP (dense 128 + tanh, batch {batch})", text, shapes, 128,
+                      f"{work}/mlp{batch}")
+        for seq in (int(L) for L in args.seq.split(",") if "tf" in args.only):
+            text, shapes = transformer.model_text(4, seq, 64)
+            run_model(f"4 Transformer blocks (L={seq}, d=64, 4 heads, chunk 32)", text, shapes, 32,
+                      f"{work}/tf{seq}")
 
 
 if __name__ == "__main__":

@@ -68,8 +68,12 @@ def ADRemat : Pass<"ad-remat", "::mlir::ModuleOp"> {
       deallocation decisions, and the allocations of the functions taking
       the derivative are replayed. The schedules compared are the chain
       model's single-level schedules (dynamic programming over segment
-      boundaries with each layer's bytes and cost), uniform segments, and
-      nested schedules that recompute some layers more than once. If
+      boundaries with each layer's bytes and cost), its optimal schedules
+      of nested checkpoints (a second dynamic program, in the manner of
+      Revolve for heterogeneous chains: layers recomputed more than once
+      for budgets below the single-level minimum), uniform segments and
+      recursive splits, followed by a local search from the cheapest
+      fitting ones. If
       storing everything fits, nothing is recomputed. A remark reports the
       schedule, its predicted peak, its recomputation (also in forward
       passes) and the best uniform segment length's. A budget below the

@@ -23,7 +23,9 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <limits>
+#include <optional>
 #include <vector>
 
 namespace trellis::ad {
@@ -287,6 +289,10 @@ private:
 struct Checkpoint {
   int64_t first, last;
   std::vector<Checkpoint> inner;
+
+  bool operator==(const Checkpoint &other) const {
+    return first == other.first && last == other.last && inner == other.inner;
+  }
 };
 
 /// The checkpointed segments of the chain, in order; layers outside them
@@ -301,6 +307,124 @@ Schedule fromSegments(ArrayRef<Segment> segments) {
       schedule.push_back({s.first, s.last, {}});
   return schedule;
 }
+
+/// The schedules of nested checkpoints of least recomputation under the
+/// chain model, for every activation limit at once (dynamic programming in
+/// the manner of Griewank and Walther's Revolve and of Rotor's
+/// heterogeneous chains, over ChainModel's bytes and costs):
+///
+///   L(a, b, m) = min( L(a+1, b, m - S(a, a))          layer a stored,
+///                     min_{a<k, (a,k)≠(a,b)} C(a, k) + L(a, k, m)
+///                                 + L(k+1, b, m - S(a, k)) )
+///
+/// the least cost of reversing the layers [a, b] (its first element, then
+/// the rest) within `m` bytes of activations: the rest is reversed while
+/// the first element's stored results S are held; then the first element,
+/// a stored layer holding I(a, a) or a checkpoint recomputed (its cost C)
+/// and reversed under a schedule of its own within the whole `m`. The
+/// model's peak of a schedule is what the recursion charges: at each point
+/// of the backward sweep, what the elements before it store, plus what the
+/// element being reversed holds. Bytes are rounded up to `units` of the
+/// chain's store-all bytes, so the table's schedules are optimal for the
+/// rounded model and within its limit unrounded. O(n³·units) time,
+/// O(n²·units) memory.
+class NestedPlanner {
+public:
+  /// Whether a chain of `n` layers is small enough to plan.
+  static bool applies(int64_t n) { return n >= 2 && n <= kMaxLayers; }
+
+  explicit NestedPlanner(const ChainModel &chain)
+      : chain(chain), n(chain.size()),
+        units(std::clamp<int64_t>(kMaxEntries / (n * n), 16, 1000)),
+        unitBytes(std::max<int64_t>(
+            1, llvm::divideCeil(chain.internalBytes(0, n - 1), units))),
+        cost(n * n * (units + 1), kInfeasible),
+        firstEnd(n * n * (units + 1), -1) {
+    for (int64_t length = 1; length <= n; ++length)
+      for (int64_t a = 0; a + length <= n; ++a) {
+        int64_t b = a + length - 1;
+        // The first element ends at k: layer a stored (k = a) or a
+        // checkpoint [a, k]. The last element of a level is never a
+        // checkpoint: reversed right after its forward, it would be
+        // recomputed for the peak its body has stored.
+        for (int64_t k = a; k == a || k < b; ++k) {
+          int64_t stored = storedUnits(a, k);
+          int64_t held = k == a ? inUnits(chain.internalBytes(a, a)) : 0;
+          int64_t recompute = chain.segmentCost(a, k);
+          for (int64_t m = std::max(held, stored); m <= units; ++m) {
+            int64_t inner = k == a ? 0 : cost[index(a, k, m)];
+            int64_t after = k == b ? 0 : cost[index(k + 1, b, m - stored)];
+            if (inner == kInfeasible || after == kInfeasible)
+              continue;
+            int64_t total = recompute + inner + after;
+            if (total < cost[index(a, b, m)]) {
+              cost[index(a, b, m)] = total;
+              firstEnd[index(a, b, m)] = k;
+            }
+          }
+        }
+      }
+  }
+
+  /// The least recomputation cost within `limit` bytes, or failure.
+  FailureOr<int64_t> leastCost(int64_t limit) const {
+    int64_t m = std::min(units, limit / unitBytes);
+    if (m < 0 || cost[index(0, n - 1, m)] == kInfeasible)
+      return failure();
+    return cost[index(0, n - 1, m)];
+  }
+
+  /// The schedule of leastCost(limit), or failure if nothing fits.
+  FailureOr<Schedule> schedule(int64_t limit) const {
+    if (failed(leastCost(limit)))
+      return failure();
+    return build(0, n - 1, std::min(units, limit / unitBytes));
+  }
+
+  /// The range of useful limits: from the smallest within which the model
+  /// has a schedule to the store-all bytes (multiples of the unit).
+  int64_t smallestLimit() const {
+    int64_t m = 0;
+    while (m < units && cost[index(0, n - 1, m)] == kInfeasible)
+      ++m;
+    return m * unitBytes;
+  }
+  int64_t largestLimit() const { return units * unitBytes; }
+
+private:
+  static constexpr int64_t kMaxLayers = 400;
+  static constexpr int64_t kMaxEntries = 4'000'000;
+  static constexpr int64_t kInfeasible = std::numeric_limits<int64_t>::max();
+
+  int64_t index(int64_t a, int64_t b, int64_t m) const {
+    return (a * n + b) * (units + 1) + m;
+  }
+  int64_t inUnits(int64_t bytes) const {
+    return llvm::divideCeil(bytes, unitBytes);
+  }
+  int64_t storedUnits(int64_t a, int64_t k) const {
+    return inUnits(chain.storedBytes(a, k));
+  }
+
+  /// The schedule of the level [a, b] within m units (its table entries).
+  Schedule build(int64_t a, int64_t b, int64_t m) const {
+    Schedule result;
+    while (a <= b) {
+      int64_t k = firstEnd[index(a, b, m)];
+      assert(k >= a && "no schedule within the limit");
+      if (k > a)
+        result.push_back({a, k, build(a, k, m)});
+      m -= storedUnits(a, k);
+      a = k + 1;
+    }
+    return result;
+  }
+
+  const ChainModel &chain;
+  int64_t n, units, unitBytes;
+  std::vector<int64_t> cost;
+  std::vector<int32_t> firstEnd;
+};
 
 /// Segments of `length` layers covering [first, last] (the every policy).
 SmallVector<Segment> uniformSegments(int64_t first, int64_t last,
@@ -529,7 +653,8 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
   /// everything), uniform segments, and recursive splits into 2–4 nested
   /// pieces (schedules that recompute some layers more than once, for
   /// budgets below the single-level minimum).
-  SmallVector<Schedule> candidateSchedules(const ChainModel &chain) {
+  SmallVector<Schedule> candidateSchedules(const ChainModel &chain,
+                                           const NestedPlanner *nested) {
     int64_t n = chain.size();
     SmallVector<Schedule> candidates;
     int64_t lowest = chain.minimalPeak(),
@@ -541,6 +666,16 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
               chain.cheapestSchedule(limit);
           succeeded(segments))
         candidates.push_back(fromSegments(*segments));
+    }
+    // The model's optimal nested schedules, for limits from its smallest
+    // feasible one to storing everything.
+    if (nested) {
+      int64_t low = nested->smallestLimit(), high = nested->largestLimit();
+      for (int64_t step = 0; step <= kLimits; ++step)
+        if (FailureOr<Schedule> schedule =
+                nested->schedule(low + (high - low) * step / kLimits);
+            succeeded(schedule))
+          candidates.push_back(std::move(*schedule));
     }
     for (int64_t length = 2; length <= n; ++length)
       if (length <= 8 || length * length <= 4 * n)
@@ -611,15 +746,20 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     int64_t uniformLength = 0;
     // Short chains: every schedule, so that the choice is the optimum.
     bool exhaustive = n <= exactLimit;
+    std::optional<NestedPlanner> nested;
+    if (!exhaustive && NestedPlanner::applies(n))
+      nested.emplace(chain);
     SmallVector<Schedule> schedules =
-        exhaustive ? allSchedules(0, n - 1, false) : candidateSchedules(chain);
+        exhaustive ? allSchedules(0, n - 1, false)
+                   : candidateSchedules(chain, nested ? &*nested : nullptr);
     // Whether `c` is the new best.
+    SmallVector<Candidate> fitting;
     auto consider = [&](const Candidate &c) {
-      if (c.peak > budget || (best && std::tie(c.cost, c.peak) >=
-                                          std::tie(best->cost, best->peak)))
-        return false;
-      best = c;
-      return true;
+      if (c.peak > budget)
+        return;
+      fitting.push_back(c);
+      if (!best || std::tie(c.cost, c.peak) < std::tie(best->cost, best->peak))
+        best = c;
     };
     for (Schedule &schedule : schedules) {
       FailureOr<Candidate> c = evaluate(std::move(schedule));
@@ -657,19 +797,58 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
       else
         high = limit - 1;
     }
-    // Local search from the best candidate: move one end of a checkpoint
-    // without nested ones by a layer, or drop one; keep what fits at a
-    // lower cost, until nothing does (the candidates miss schedules such
-    // as a single short segment).
-    for (bool improved = !exhaustive; improved;) {
-      improved = false;
-      for (Schedule &schedule : neighbours(best->schedule, n)) {
-        FailureOr<Candidate> c = evaluate(std::move(schedule));
+    // The same for the model's nested schedules: the largest limit whose
+    // optimal schedule's prediction fits (a fitting one is kept as the
+    // limit grows).
+    if (nested) {
+      int64_t low = nested->smallestLimit(), high = nested->largestLimit();
+      for (int step = 0; step < 12 && low < high; ++step) {
+        int64_t limit = low + (high - low + 1) / 2;
+        FailureOr<Schedule> schedule = nested->schedule(limit);
+        if (failed(schedule)) {
+          low = limit;
+          continue;
+        }
+        FailureOr<Candidate> c = evaluate(std::move(*schedule));
         if (failed(c))
           return failure();
-        improved |= consider(*c);
+        consider(*c);
+        if (c->peak <= budget)
+          low = limit;
+        else
+          high = limit - 1;
       }
     }
+    // Local search from the cheapest fitting candidates, each in turn: move
+    // one end of a checkpoint without nested ones by a layer, or drop one;
+    // keep what fits at a lower cost, until nothing does (the candidates
+    // miss schedules such as a single short segment, and a search from the
+    // cheapest alone can end in a worse local optimum than from another).
+    constexpr size_t kStarts = 4;
+    SmallVector<Candidate> starts;
+    for (const Candidate &c : fitting)
+      if (llvm::none_of(starts, [&](const Candidate &s) {
+            return s.schedule == c.schedule;
+          }))
+        starts.push_back(c);
+    llvm::stable_sort(starts, [](const Candidate &x, const Candidate &y) {
+      return x.cost < y.cost;
+    });
+    starts.truncate(exhaustive ? 0 : std::min(kStarts, starts.size()));
+    for (Candidate current : starts)
+      for (bool improved = true; improved;) {
+        improved = false;
+        for (Schedule &schedule : neighbours(current.schedule, n)) {
+          FailureOr<Candidate> c = evaluate(std::move(schedule));
+          if (failed(c))
+            return failure();
+          consider(*c);
+          if (c->peak <= budget && c->cost < current.cost) {
+            current = *c;
+            improved = true;
+          }
+        }
+      }
     // The best uniform segment length, for comparison.
     for (int64_t length = 2; length <= n; ++length) {
       std::string key =
