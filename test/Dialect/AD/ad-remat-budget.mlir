@@ -2,6 +2,7 @@
 // RUN: trellis-opt %s --ad-remat="policy=budget budget=72000" 2>&1 | FileCheck %s --check-prefix=CHECK-MID
 // RUN: trellis-opt %s --ad-remat="policy=budget budget=54592" 2>&1 | FileCheck %s --check-prefix=CHECK-TIGHT
 // RUN: not trellis-opt %s --ad-remat="policy=budget budget=54591" 2>&1 | FileCheck %s --check-prefix=CHECK-BELOW
+// RUN: not trellis-opt %s --ad-remat="policy=budget budget=4095" 2>&1 | FileCheck %s --check-prefix=CHECK-FLOOR
 
 // The budget policy's schedule on a chain of wide (32x128) and narrow (32x8)
 // layers: dense 8→128, tanh, dense 128→8, relu, dense 8→8, tanh, dense 8→128,
@@ -41,7 +42,10 @@
 // CHECK-TIGHT-NOT: ad.checkpoint
 // CHECK-TIGHT: nn.mean
 // One byte less is an error naming that peak and its schedule.
-// CHECK-BELOW: error: ad-remat: budget of 54591 bytes is infeasible: the smallest predicted peak of any checkpointing schedule is 54592 bytes (all stored: 73216; schedule [0-6] [7-13])
+// CHECK-BELOW: error: ad-remat: budget of 54591 bytes is infeasible: the smallest predicted peak of any checkpointing schedule is 54592 bytes (all stored: 73216; schedule [0-6] [7-13]){{$}}
+// Below the bytes of @use's result (the 8x128 f32 gradient), which exist
+// when it returns whatever is recomputed, the error says so.
+// CHECK-FLOOR: error: ad-remat: budget of 4095 bytes is infeasible: {{.*}}; no schedule goes below 4096 bytes, what the results take{{$}}
 func.func @mixed(%x: tensor<32x8xf32>, %w0: tensor<8x128xf32>, %b0: tensor<128xf32>, %w1: tensor<128x8xf32>, %b1: tensor<8xf32>, %w2: tensor<8x8xf32>, %b2: tensor<8xf32>, %w3: tensor<8x128xf32>, %b3: tensor<128xf32>, %w4: tensor<128x8xf32>, %b4: tensor<8xf32>, %w5: tensor<8x8xf32>, %b5: tensor<8xf32>, %w6: tensor<8x8xf32>, %b6: tensor<8xf32>) -> tensor<f32> {
   %d0 = nn.dense %x, %w0, %b0 : (tensor<32x8xf32>, tensor<8x128xf32>, tensor<128xf32>) -> tensor<32x128xf32>
   %h0 = nn.tanh %d0 : tensor<32x128xf32>

@@ -770,13 +770,19 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
           std::tie(c->peak, c->cost) < std::tie(lowest->peak, lowest->cost))
         lowest = *c;
     }
-    if (!best)
-      return fn.emitError("ad-remat: budget of ")
-             << budget.getValue()
-             << " bytes is infeasible: the smallest predicted peak of any "
-                "checkpointing schedule is "
-             << lowest->peak << " bytes (all stored: " << allStored->peak
-             << "; schedule " << describe(lowest->schedule) << ")";
+    if (!best) {
+      InFlightDiagnostic error =
+          fn.emitError("ad-remat: budget of ")
+          << budget.getValue()
+          << " bytes is infeasible: the smallest predicted peak of any "
+             "checkpointing schedule is "
+          << lowest->peak << " bytes (all stored: " << allStored->peak
+          << "; schedule " << describe(lowest->schedule) << ")";
+      if (int64_t floor = resultBytes(entries); budget < floor)
+        error << "; no schedule goes below " << floor
+              << " bytes, what the results take";
+      return error;
+    }
     // The model's cheapest schedule for the largest activation limit whose
     // prediction fits: the model over-counts what is stored, so limits
     // above the budget can fit.
@@ -885,6 +891,31 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
       remark << "; optimum not computed (" << n << " layers, exact-limit "
              << exactLimit.getValue() << ")";
     return best->schedule;
+  }
+
+  /// A floor of every schedule's peak: the bytes of the distinct float
+  /// tensors the functions `entries` return, which all exist when they
+  /// return (without the allocation padding, so a bound whatever the
+  /// runtime adds).
+  int64_t resultBytes(ArrayRef<StringRef> entries) {
+    int64_t most = 0;
+    for (StringRef name : entries) {
+      auto entry = getOperation().lookupSymbol<func::FuncOp>(name);
+      if (!entry || entry.isExternal())
+        continue;
+      llvm::SmallPtrSet<Value, 8> seen;
+      int64_t bytes = 0;
+      entry.walk([&](func::ReturnOp ret) {
+        if (ret->getParentOp() != entry)
+          return;
+        for (Value v : ret.getOperands())
+          if (int64_t b = floatTensorBytes(v.getType());
+              b && seen.insert(v).second)
+            bytes += b - kAllocationPadding;
+      });
+      most = std::max(most, bytes);
+    }
+    return most;
   }
 
   /// Predicted peaks by schedule, for one function's planning.
