@@ -314,7 +314,7 @@ Schedule fromSegments(ArrayRef<Segment> segments) {
 /// heterogeneous chains, over ChainModel's bytes and costs):
 ///
 ///   L(a, b, m) = min( L(a+1, b, m - S(a, a))          layer a stored,
-///                     min_{a<k, (a,k)≠(a,b)} C(a, k) + L(a, k, m)
+///                     min_{a<k<b} C(a, k) + L(a, k, m)
 ///                                 + L(k+1, b, m - S(a, k)) )
 ///
 /// the least cost of reversing the layers [a, b] (its first element, then
