@@ -306,15 +306,22 @@ class Trellis:
         return json.loads([l for l in r.stdout.splitlines() if l.startswith("{")][-1])
 
 
-def run_anchor(args, threads, pattern):
+def anchor_output(args, threads):
+    """The standard output of the anchor script `args` on `threads`."""
     r = subprocess.run([PYTHON] + args, capture_output=True, text=True, env=thread_env(threads))
     if r.returncode != 0:
         hint = ("\n(the anchors need Debian's PyTorch: apt-get install python3-torch)"
                 if "No module named 'torch'" in r.stderr else "")
         sys.exit(f"perf.py: {' '.join(args)} failed:\n{r.stderr}{hint}")
-    m = re.search(pattern, r.stdout)
+    return r.stdout
+
+
+def run_anchor(args, threads, pattern):
+    """The number `pattern`'s group captures in the anchor's output."""
+    out = anchor_output(args, threads)
+    m = re.search(pattern, out)
     if not m:
-        sys.exit(f"perf.py: unexpected output of {' '.join(args)}:\n{r.stdout}")
+        sys.exit(f"perf.py: unexpected output of {' '.join(args)}:\n{out}")
     return float(m.group(1))
 
 
@@ -328,6 +335,13 @@ ts = []
 for _ in range(steps):
     t = time.perf_counter(); c = a @ b; ts.append(time.perf_counter() - t)
 print(f"ms {1e3 * statistics.median(ts):.4f}")
+try:  # the kernel OpenBLAS chose (or was told to take by OPENBLAS_CORETYPE)
+    import threadpoolctl
+    print("kernels", ", ".join(f"{i['internal_api']} {i.get('architecture', '?')}"
+                               for i in threadpoolctl.threadpool_info()
+                               if i["user_api"] == "blas"))
+except ImportError:
+    pass
 """
 
 
@@ -335,9 +349,14 @@ def print_anchor_health(steps):
     """Prints and returns NumPy's 1-thread 1024² fp32 GEMM rate (GFLOP/s):
     a Debian OpenBLAS that does not know the CPU runs 2-4x slow, and every
     PyTorch figure of the run with it (BENCHMARKS.md)."""
-    rate = 2 * 1024 ** 3 / (run_anchor(["-c", NUMPY_GEMM, "1024", str(steps)], 1,
-                                       r"ms ([0-9.]+)") * 1e-3) / 1e9
-    print(f"anchor: NumPy 1-thread 1024² fp32 GEMM {rate:.1f} GFLOP/s", flush=True)
+    output = anchor_output(["-c", NUMPY_GEMM, "1024", str(steps)], 1)
+    m = re.search(r"ms ([0-9.]+)", output)
+    if not m:
+        sys.exit(f"perf.py: unexpected output of the NumPy GEMM:\n{output}")
+    rate = 2 * 1024 ** 3 / (float(m.group(1)) * 1e-3) / 1e9
+    kernels = re.search(r"kernels (.*)", output)
+    print(f"anchor: NumPy 1-thread 1024² fp32 GEMM {rate:.1f} GFLOP/s"
+          + (f" ({kernels.group(1)})" if kernels else ""), flush=True)
     return rate
 
 

@@ -71,9 +71,10 @@ def ADRemat : Pass<"ad-remat", "::mlir::ModuleOp"> {
       boundaries with each layer's bytes and cost), its optimal schedules
       of nested checkpoints (a second dynamic program, in the manner of
       Revolve for heterogeneous chains: layers recomputed more than once
-      for budgets below the single-level minimum), uniform segments and
-      recursive splits, followed by a local search from the cheapest
-      fitting ones. If
+      for budgets below the single-level minimum; run with and without the
+      gradients that exist while each layer is reversed), uniform segments
+      and recursive splits, followed by a local search from the eight
+      cheapest fitting ones. If
       storing everything fits, nothing is recomputed. A remark reports the
       schedule, its predicted peak, its recomputation (also in forward
       passes) and the best uniform segment length's. A budget below the

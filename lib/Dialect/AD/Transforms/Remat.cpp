@@ -308,6 +308,36 @@ Schedule fromSegments(ArrayRef<Segment> segments) {
   return schedule;
 }
 
+/// For each layer i of `chain` (the body of `fn`), the bytes of the
+/// gradients of the arguments `differentiated` whose last use is at or
+/// after layer i: they exist while layer i is reversed, whatever the
+/// schedule.
+SmallVector<int64_t> gradientBytesFrom(func::FuncOp fn, const ChainModel &chain,
+                                       ArrayRef<int64_t> differentiated) {
+  int64_t n = chain.size();
+  DenseMap<Operation *, int64_t> layerIndex;
+  for (int64_t i = 0; i < n; ++i)
+    layerIndex[chain.layer(i)] = i;
+  Block &body = fn.getBody().front();
+  SmallVector<int64_t> bytes(n + 1, 0);
+  for (int64_t index : differentiated) {
+    if (index < 0 || index >= static_cast<int64_t>(fn.getNumArguments()))
+      continue;
+    BlockArgument argument = fn.getArgument(index);
+    int64_t last = -1;
+    for (Operation *user : argument.getUsers())
+      if (auto it = layerIndex.find(body.findAncestorOpInBlock(*user));
+          it != layerIndex.end())
+        last = std::max(last, it->second);
+    if (last >= 0)
+      bytes[last] += floatTensorBytes(argument.getType());
+  }
+  for (int64_t i = n - 1; i >= 0; --i)
+    bytes[i] += bytes[i + 1];
+  bytes.pop_back();
+  return bytes;
+}
+
 /// The schedules of nested checkpoints of least recomputation under the
 /// chain model, for every activation limit at once (dynamic programming in
 /// the manner of Griewank and Walther's Revolve and of Rotor's
@@ -324,7 +354,9 @@ Schedule fromSegments(ArrayRef<Segment> segments) {
 /// and reversed under a schedule of its own within the whole `m`. The
 /// model's peak of a schedule is what the recursion charges: at each point
 /// of the backward sweep, what the elements before it store, plus what the
-/// element being reversed holds. Bytes are rounded up to `units` of the
+/// element being reversed holds, a stored layer's with the gradients that
+/// exist by then (the later layers' weights'). Bytes are rounded up to
+/// `units` of the
 /// chain's store-all bytes, so the table's schedules are optimal for the
 /// rounded model and within its limit unrounded. O(n³·units) time,
 /// O(n²·units) memory.
@@ -333,7 +365,10 @@ public:
   /// Whether a chain of `n` layers is small enough to plan.
   static bool applies(int64_t n) { return n >= 2 && n <= kMaxLayers; }
 
-  explicit NestedPlanner(const ChainModel &chain)
+  /// `gradientBytes[i]`: the bytes of the gradients that exist while layer
+  /// i is reversed whatever the schedule (those of the differentiated
+  /// arguments whose last use is at or after layer i).
+  NestedPlanner(const ChainModel &chain, ArrayRef<int64_t> gradientBytes)
       : chain(chain), n(chain.size()),
         units(std::clamp<int64_t>(kMaxEntries / (n * n), 16, 1000)),
         unitBytes(std::max<int64_t>(
@@ -349,7 +384,9 @@ public:
         // recomputed for the peak its body has stored.
         for (int64_t k = a; k == a || k < b; ++k) {
           int64_t stored = storedUnits(a, k);
-          int64_t held = k == a ? inUnits(chain.internalBytes(a, a)) : 0;
+          int64_t held =
+              k == a ? inUnits(chain.internalBytes(a, a) + gradientBytes[a])
+                     : 0;
           int64_t recompute = chain.segmentCost(a, k);
           for (int64_t m = std::max(held, stored); m <= units; ++m) {
             int64_t inner = k == a ? 0 : cost[index(a, k, m)];
@@ -483,8 +520,9 @@ SmallVector<Schedule> allSchedules(int64_t first, int64_t last, bool body) {
 }
 
 /// The schedules one step from `schedule` over `n` layers: a top-level
-/// checkpoint without nested ones with one end moved by a layer (keeping
-/// two or more layers, not overlapping its neighbours), or left out.
+/// checkpoint without nested ones with one end or both moved by a layer
+/// (keeping two or more layers, not overlapping its neighbours), or left
+/// out.
 SmallVector<Schedule> neighbours(const Schedule &schedule, int64_t n) {
   SmallVector<Schedule> result;
   for (size_t k = 0; k < schedule.size(); ++k) {
@@ -499,7 +537,9 @@ SmallVector<Schedule> neighbours(const Schedule &schedule, int64_t n) {
         k + 1 < schedule.size() ? schedule[k + 1].first - 1 : n - 1;
     for (auto [first, last] :
          {std::pair(c.first - 1, c.last), std::pair(c.first + 1, c.last),
-          std::pair(c.first, c.last - 1), std::pair(c.first, c.last + 1)}) {
+          std::pair(c.first, c.last - 1), std::pair(c.first, c.last + 1),
+          std::pair(c.first - 1, c.last - 1),
+          std::pair(c.first + 1, c.last + 1)}) {
       if (first < lowest || last > highest || last - first < 1)
         continue;
       Schedule moved = schedule;
@@ -581,6 +621,8 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
       if (!fn)
         return;
       callees.insert(fn);
+      for (int64_t index : op.getDiffArgIndices())
+        differentiated[fn].insert(index);
       if (auto caller = op->getParentOfType<func::FuncOp>())
         callers[fn].insert(caller.getSymName());
     });
@@ -601,7 +643,8 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
         return success();
       schedule = fromSegments(uniformSegments(0, n - 1, every));
     } else {
-      FailureOr<Schedule> chosen = scheduleForBudget(fn, chain, entries);
+      FailureOr<Schedule> chosen = scheduleForBudget(
+          fn, chain, entries, differentiated[fn].getArrayRef());
       if (failed(chosen))
         return failure();
       schedule = std::move(*chosen);
@@ -654,7 +697,7 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
   /// pieces (schedules that recompute some layers more than once, for
   /// budgets below the single-level minimum).
   SmallVector<Schedule> candidateSchedules(const ChainModel &chain,
-                                           const NestedPlanner *nested) {
+                                           ArrayRef<NestedPlanner> planners) {
     int64_t n = chain.size();
     SmallVector<Schedule> candidates;
     int64_t lowest = chain.minimalPeak(),
@@ -669,11 +712,11 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     }
     // The model's optimal nested schedules, for limits from its smallest
     // feasible one to storing everything.
-    if (nested) {
-      int64_t low = nested->smallestLimit(), high = nested->largestLimit();
+    for (const NestedPlanner &nested : planners) {
+      int64_t low = nested.smallestLimit(), high = nested.largestLimit();
       for (int64_t step = 0; step <= kLimits; ++step)
         if (FailureOr<Schedule> schedule =
-                nested->schedule(low + (high - low) * step / kLimits);
+                nested.schedule(low + (high - low) * step / kLimits);
             succeeded(schedule))
           candidates.push_back(std::move(*schedule));
     }
@@ -708,7 +751,8 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
   /// every budget at or above the smallest peak among them is met.
   FailureOr<Schedule> scheduleForBudget(func::FuncOp fn,
                                         const ChainModel &chain,
-                                        ArrayRef<StringRef> entries) {
+                                        ArrayRef<StringRef> entries,
+                                        ArrayRef<int64_t> differentiated) {
     int64_t n = chain.size();
     predicted.clear();
     upperBounds.clear();
@@ -746,12 +790,20 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     int64_t uniformLength = 0;
     // Short chains: every schedule, so that the choice is the optimum.
     bool exhaustive = n <= exactLimit;
-    std::optional<NestedPlanner> nested;
-    if (!exhaustive && NestedPlanner::applies(n))
-      nested.emplace(chain);
-    SmallVector<Schedule> schedules =
-        exhaustive ? allSchedules(0, n - 1, false)
-                   : candidateSchedules(chain, nested ? &*nested : nullptr);
+    // The nested program twice: with the gradients that exist while each
+    // layer is reversed, and without. Neither is the lowered code's peak,
+    // and on the benchmark chains each gives the cheaper fitting schedule
+    // for some budgets (docs/reversible.md).
+    std::vector<NestedPlanner> planners;
+    if (!exhaustive && NestedPlanner::applies(n)) {
+      planners.reserve(2);
+      planners.emplace_back(chain,
+                            gradientBytesFrom(fn, chain, differentiated));
+      planners.emplace_back(chain, SmallVector<int64_t>(n, 0));
+    }
+    SmallVector<Schedule> schedules = exhaustive
+                                          ? allSchedules(0, n - 1, false)
+                                          : candidateSchedules(chain, planners);
     // Whether `c` is the new best.
     SmallVector<Candidate> fitting;
     auto consider = [&](const Candidate &c) {
@@ -806,11 +858,11 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     // The same for the model's nested schedules: the largest limit whose
     // optimal schedule's prediction fits (a fitting one is kept as the
     // limit grows).
-    if (nested) {
-      int64_t low = nested->smallestLimit(), high = nested->largestLimit();
+    for (const NestedPlanner &nested : planners) {
+      int64_t low = nested.smallestLimit(), high = nested.largestLimit();
       for (int step = 0; step < 12 && low < high; ++step) {
         int64_t limit = low + (high - low + 1) / 2;
-        FailureOr<Schedule> schedule = nested->schedule(limit);
+        FailureOr<Schedule> schedule = nested.schedule(limit);
         if (failed(schedule)) {
           low = limit;
           continue;
@@ -830,7 +882,7 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     // keep what fits at a lower cost, until nothing does (the candidates
     // miss schedules such as a single short segment, and a search from the
     // cheapest alone can end in a worse local optimum than from another).
-    constexpr size_t kStarts = 4;
+    constexpr size_t kStarts = 8;
     SmallVector<Candidate> starts;
     for (const Candidate &c : fitting)
       if (llvm::none_of(starts, [&](const Candidate &s) {
@@ -918,6 +970,8 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     return most;
   }
 
+  /// The arguments each function is differentiated with respect to.
+  llvm::DenseMap<func::FuncOp, llvm::SetVector<int64_t>> differentiated;
   /// Predicted peaks by schedule, for one function's planning.
   llvm::StringMap<int64_t> predicted;
   /// The schedules whose prediction is an upper bound (PeakBytes::exact).
