@@ -416,23 +416,28 @@ def thread_rows(name, ms, anchor, target):
     return rows
 
 
+# The libraries' variables that choose their kernels, as the runtime reads
+# them (lib/Runtime/RuntimeConfig.cpp): one GEMM choice per setting.
+GEMM_KERNEL_VARIABLES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "ONEDNN_MAX_CPU_ISA",
+                         "DNNL_MAX_CPU_ISA", "ONEDNN_CPU_ISA_HINTS", "DNNL_CPU_ISA_HINTS")
+
+
 def gemm_choice_description():
     """The f32 GEMM libraries Trellis measured on this host and chose per
-    size class (lib/Runtime/GemmChoice.cpp): every choice file of the tuning
-    directory the runs used (one per setting of the libraries' kernel
-    variables, e.g. one for --isa avx2 and one without), or a note that
-    there is none."""
+    size class (lib/Runtime/GemmChoice.cpp): the choice file of the tuning
+    directory made under this run's kernel variables (one per setting, e.g.
+    one for --isa avx2 and one without), or a note that there is none."""
     tuning = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
                           "trellis")
+    env = thread_env(1)
+    ours = {name: env[name] for name in GEMM_KERNEL_VARIABLES if env.get(name)}
     files = sorted(glob.glob(os.path.join(tuning, "gemm-choice-*.json")), key=os.path.getmtime)
-    if not files:
-        return f"no measured choice in {tuning}"
     lines = []
     for path in files:
         with open(path) as f:
             kept = json.load(f)
-        if kept.get("format") != 3:  # an earlier build's, not used any more
-            continue
+        if kept.get("format") != 4 or kept.get("variables") != ours:
+            continue  # an earlier build's, or another setting's
         rates = "; ".join(
             f"{name} " + "/".join(f"{kept['gflops_one_thread'][lib][c]:.0f}"
                                   for c in ("small", "medium", "large", "thin", "short",
@@ -441,9 +446,12 @@ def gemm_choice_description():
         sick = ", ".join(kept["sick"]) or "none"
         choice = ", ".join(f"{c} {kept['choice'][c]}"
                            for c in ("small", "medium", "large", "thin", "short", "narrow"))
+        setting = " ".join(f"{k}={v}" for k, v in ours.items()) or "no kernel variables set"
         lines.append(f"1-thread GFLOP/s small/medium/large/thin/short/narrow: {rates}; "
                      f"sick: {sick}; "
-                     f"chosen: {choice} ({os.path.basename(path)})")
+                     f"chosen: {choice} ({setting}; {os.path.basename(path)})")
+    if not lines:
+        return f"no choice measured under this run's kernel variables in {tuning}"
     return "\n  ".join(lines)
 
 

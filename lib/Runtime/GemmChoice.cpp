@@ -29,7 +29,7 @@ using namespace trellis::runtime;
 
 /// The layout of a choice file and what its name covers; bump it whenever
 /// either changes.
-static constexpr int64_t kChoiceFormat = 3; // 3: the narrow class
+static constexpr int64_t kChoiceFormat = 4; // 4: the kernel variables
 
 namespace {
 // The two entry points, as the libraries declare them (dnnl.h, cblas.h).
@@ -257,7 +257,8 @@ static std::optional<GemmChoice> readChoice(const std::string &path) {
 /// Writes `measurement` to `path` (writeFile: a temporary file renamed over
 /// it); false if it cannot.
 static bool writeChoice(const std::string &path,
-                        const GemmMeasurement &measurement) {
+                        const GemmMeasurement &measurement,
+                        llvm::StringRef kernelVariables) {
   std::string text;
   {
     llvm::raw_string_ostream os(text);
@@ -265,6 +266,16 @@ static bool writeChoice(const std::string &path,
     json.object([&] {
       json.attribute("format", kChoiceFormat);
       json.attribute("cpu", llvm::sys::getHostCPUName());
+      // The libraries' kernel variables the measurement ran under (one file
+      // per setting), for the reader.
+      json.attributeObject("variables", [&] {
+        llvm::SmallVector<llvm::StringRef> lines;
+        kernelVariables.split(lines, '\n', -1, /*KeepEmpty=*/false);
+        for (llvm::StringRef line : lines) {
+          auto [name, value] = line.split('=');
+          json.attribute(name, value);
+        }
+      });
       json.attributeObject("gflops_one_thread", [&] {
         for (GemmLibrary library : {GemmLibrary::Dnnl, GemmLibrary::Cblas})
           json.attributeObject(stringifyLibrary(library), [&] {
@@ -330,7 +341,7 @@ GemmChoice trellis::runtime::getHostGemmChoice(const CompileOptions &options) {
     llvm::consumeError(measured.takeError());
     return options.sgemm;
   }
-  if (!writeChoice(path, *measured))
+  if (!writeChoice(path, *measured, options.gemmKernelVariables))
     return options.sgemm;
   return known[path] = measured->choice;
 }

@@ -104,8 +104,8 @@ readEnvironment(llvm::function_ref<void(llvm::Error)> invalid) {
   else if (std::optional<llvm::StringRef> value = lookupNonEmpty("HOME"))
     config.tuningDir = (*value + "/.cache/trellis").str();
   for (const char *name :
-       {"OPENBLAS_CORETYPE", "ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA",
-        "ONEDNN_CPU_ISA_HINTS", "DNNL_CPU_ISA_HINTS"})
+       {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "ONEDNN_MAX_CPU_ISA",
+        "DNNL_MAX_CPU_ISA", "ONEDNN_CPU_ISA_HINTS", "DNNL_CPU_ISA_HINTS"})
     if (std::optional<llvm::StringRef> value = lookupNonEmpty(name))
       config.gemmKernelVariables += (name + ("=" + *value) + "\n").str();
   if (std::optional<llvm::StringRef> value =

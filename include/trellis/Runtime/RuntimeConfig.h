@@ -63,7 +63,7 @@ struct RuntimeConfig {
   /// $HOME/.cache/trellis; empty if neither variable is set.
   std::string tuningDir;
   /// The GEMM libraries' variables that choose their kernels, those set:
-  /// OPENBLAS_CORETYPE, ONEDNN_MAX_CPU_ISA, DNNL_MAX_CPU_ISA,
+  /// OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE, ONEDNN_MAX_CPU_ISA, DNNL_MAX_CPU_ISA,
   /// ONEDNN_CPU_ISA_HINTS, DNNL_CPU_ISA_HINTS, as `NAME=VALUE` lines
   /// (CompileOptions::gemmKernelVariables).
   std::string gemmKernelVariables;

@@ -14,7 +14,8 @@
 // RUN: env XDG_CACHE_HOME=%t/xdg trellis-run %s --entry=three --input=%t/a8.npy --input=%t/a64.npy --input=%t/a256.npy --output-dir=%t/first
 // RUN: %python %S/gemm_choice.py check %t %t/first
 // RUN: cat %t/xdg/trellis/gemm-choice-*.json | FileCheck %s --check-prefix=CHECK-FILE
-// CHECK-FILE: "format": 3,
+// CHECK-FILE: "format": 4,
+// CHECK-FILE: "variables": {
 // CHECK-FILE: "gflops_one_thread": {
 // CHECK-FILE: "dnnl": {
 // CHECK-FILE-NEXT: "small": {{[0-9.e+]+}},
@@ -72,6 +73,10 @@
 // RUN: ls %t/both/trellis | FileCheck %s --check-prefix=CHECK-TWO
 // CHECK-TWO-COUNT-2: gemm-choice-{{[0-9a-f]+}}.json
 // CHECK-TWO-NOT: gemm-choice-
+// Each file records the setting it was measured under.
+// RUN: cat %t/both/trellis/gemm-choice-*.json | FileCheck %s --check-prefix=CHECK-VARS
+// CHECK-VARS: "ONEDNN_MAX_CPU_ISA": "AVX2"
+// CHECK-VARS-NOT: "ONEDNN_MAX_CPU_ISA"
 // RUN: %python %S/gemm_choice.py check %t %t/isa
 
 func.func @three(%a8: tensor<8x8xf32>, %a64: tensor<64x64xf32>, %a256: tensor<256x256xf32>)

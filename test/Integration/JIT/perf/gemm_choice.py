@@ -49,7 +49,7 @@ def main():
             json.dump(kept, f)
     elif command == "damage":
         with open(the_file(args[0]), "w") as f:
-            f.write("{\"format\": 3, \"choice\": ")
+            f.write("{\"format\": 4, \"choice\": ")
     else:
         sys.exit(f"unknown command {command}")
 
