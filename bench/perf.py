@@ -296,11 +296,11 @@ class Trellis:
             np.save(paths[-1], a)
         return paths
 
-    def run(self, model, entry, inputs, repeat, threads):
+    def run(self, model, entry, inputs, repeat, threads, extra=()):
         cap = [f"--target-cpu={ISA_CAP['target_cpu']}"] if ISA_CAP else []
         r = subprocess.run([self.run_path, model, f"--entry={entry}", "--stats",
                             f"--repeat={repeat}", f"--output-dir={self.work}/out"]
-                           + cap + [f"--input={p}" for p in inputs],
+                           + cap + list(extra) + [f"--input={p}" for p in inputs],
                            capture_output=True, text=True, env=thread_env(threads))
         if r.returncode != 0:
             sys.exit(f"perf.py: trellis-run {model} @{entry} failed:\n{r.stderr}")
@@ -395,6 +395,16 @@ def alternate_twins(rounds, run_side, label=""):
     return ms
 
 
+# The issue's targets measured in this run: (what, value, met), printed
+# together at the end (print_tables).
+TARGETS = []
+
+
+def record_target(what, value, met):
+    """Records a target of issue 17 and whether this run met it."""
+    TARGETS.append((what, value, bool(met)))
+
+
 def thread_rows(name, ms, anchor, target):
     """The rows of a benchmark timed by alternate_twins: each thread count's
     times and per-round ratios, then the ratio of the two sides' best-thread
@@ -409,6 +419,7 @@ def thread_rows(name, ms, anchor, target):
     best = {side: min((statistics.median(ms[side, t]), t) for t in (1, 2))
             for side in ("Trellis", "PyTorch")}
     ratio = best["Trellis"][0] / best["PyTorch"][0]
+    record_target(f"{name}: best-thread time ratio ≤ {target}", f"{ratio:.2f}", ratio <= target)
     rows.append((f"{name}, best thread count",
                  f"{best['Trellis'][0]:.2f} ms ({best['Trellis'][1]} thr)",
                  f"{anchor} {best['PyTorch'][0]:.2f} ms ({best['PyTorch'][1]} thr)",
@@ -469,6 +480,12 @@ def print_tables(rows, compile_rows):
     print(f"{'model':<48} compile_ms (parse → runnable, median)")
     for name, ms in compile_rows:
         print(f"{name:<48} {ms:.0f}")
+    if TARGETS:
+        met = sum(ok for _, _, ok in TARGETS)
+        print()
+        print(f"targets on this host: {met} of {len(TARGETS)} met")
+        for what, value, ok in TARGETS:
+            print(f"  {'met    ' if ok else 'NOT MET'} {what}: {value}")
 
 
 def summary(values):
@@ -536,6 +553,9 @@ def main():
                 ours.append(o)
                 theirs.append(t)
             ratio = [o / t for o, t in zip(ours, theirs)]
+            record_target(f"GEMM 1024², {threads} thread{'s' if threads > 1 else ''}: "
+                          "GFLOP/s ratio ≥ 0.9", f"{statistics.median(ratio):.2f}",
+                          statistics.median(ratio) >= 0.9)
             rows.append((f"GEMM 1024² fp32, {threads} thread{'s' if threads > 1 else ''}",
                          f"{fmt(ours)} GFLOP/s", f"NumPy {fmt(theirs)} GFLOP/s",
                          f"{fmt(ratio)} (GFLOP/s ratio, ≥ 0.9)"))
@@ -568,6 +588,10 @@ def main():
         ratio = [o / t for o, t in zip(ours, theirs)]
         gflops = [MLP_GFLOP / (o * 1e-3) for o in ours]
         shares = [100 * g / r for g, r in zip(gflops, references)]
+        record_target("MLP step, 1 thread: time ratio ≤ 0.7", f"{statistics.median(ratio):.2f}",
+                      statistics.median(ratio) <= 0.7)
+        record_target("MLP step: ≥ 70 % of the host's 1-thread GEMM rate",
+                      f"{statistics.median(shares):.0f} %", statistics.median(shares) >= 70)
         rows.append(("MLP train step, 1 thread", f"{fmt(ours)} ms",
                      f"PyTorch {fmt(theirs)} ms", f"{fmt(ratio)} (time ratio, ≤ 0.7)"))
         rows.append(("MLP GFLOP/s (1.52 GFLOP/step)", f"{fmt(gflops)}",
@@ -622,6 +646,8 @@ def main():
         compile_ms = [trellis.run(model, "train_step", inputs, 1, 1)["compile_ms"]
                       for _ in range(max(1, a.rounds // 2))]
         compile_rows.append(("reversible stack L=32 (target ≤ 2000)", statistics.median(compile_ms)))
+        record_target("compile, reversible stack L=32 ≤ 2000 ms",
+                      f"{statistics.median(compile_ms):.0f} ms", statistics.median(compile_ms) <= 2000)
 
     if "lm" in only:
         import transformer_lm  # noqa: E402  (imports this file as `perf`)
@@ -629,6 +655,12 @@ def main():
                                                         a.rounds, max(2, a.steps // 4))
         rows += lm_rows
         compile_rows.append(("Transformer LM step", lm_compile_ms))
+        record_target("compile, Transformer LM step ≤ 3000 ms", f"{lm_compile_ms:.0f} ms",
+                      lm_compile_ms <= 3000)
+        cached = transformer_lm.cached_compile_ms(trellis, work)
+        compile_rows.append(("Transformer LM step, second run from the compile cache", cached))
+        record_target("compile, LM step from the compile cache ≤ 500 ms", f"{cached:.0f} ms",
+                      cached <= 500)
         print(*lm_rows, flush=True)
 
     if "revtf" in only:

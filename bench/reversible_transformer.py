@@ -399,6 +399,11 @@ def measure(trellis, work, depths=DEPTHS, length=LENGTH, rounds=3, steps=3):
     for lo, hi in zip(depths, depths[1:]):
         grads = (gradient_bytes(hi) - gradient_bytes(lo)) / MiB
         grow = {k: (found[hi][k] - found[lo][k]) / MiB for k in ("peak", "twin_peak", "twin_rss")}
+        # Flat in depth: the peak grows by the weight gradients (within 5 %
+        # and 1 MiB), as storing nothing per layer but the parameters would.
+        perf.record_target(f"revTF activation memory flat from d={lo} to d={hi}",
+                           f"peak {grow['peak']:+.1f} MiB, gradients {grads:+.1f} MiB",
+                           grow["peak"] <= 1.05 * grads + 1.0)
         rows.append((f"revTF peak growth d={lo}→{hi}",
                      f"{grow['peak']:+.1f} MiB",
                      f"PyTorch {grow['twin_peak']:+.1f} MiB (RSS {grow['twin_rss']:+.0f})",
