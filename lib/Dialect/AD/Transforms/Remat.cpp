@@ -356,10 +356,9 @@ SmallVector<int64_t> gradientBytesFrom(func::FuncOp fn, const ChainModel &chain,
 /// of the backward sweep, what the elements before it store, plus what the
 /// element being reversed holds, a stored layer's with the gradients that
 /// exist by then (the later layers' weights'). Bytes are rounded up to
-/// `units` of the
-/// chain's store-all bytes, so the table's schedules are optimal for the
-/// rounded model and within its limit unrounded. O(n³·units) time,
-/// O(n²·units) memory.
+/// `units` of the chain's store-all bytes, so the table's schedules are
+/// optimal for the rounded model and within its limit unrounded. O(n³·units)
+/// time, O(n²·units) memory.
 class NestedPlanner {
 public:
   /// Whether a chain of `n` layers is small enough to plan.
