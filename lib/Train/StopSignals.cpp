@@ -6,6 +6,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <atomic>
 #include <csignal>
 #include <pthread.h>
 
@@ -16,18 +17,26 @@ using namespace trellis::train;
 /// wins when ranks received different ones).
 static const int kStopSignals[] = {SIGHUP, SIGINT, SIGTERM};
 
-static volatile std::sig_atomic_t receivedSignal = 0;
+/// The first stop signal received (0: none). Lock-free, so the handler may
+/// use it: the handler can run on two threads at once.
+static std::atomic<int> receivedSignal{0};
+static_assert(std::atomic<int>::is_always_lock_free);
 
 /// Records the first signal and restores the default actions (sigaction is
-/// async-signal-safe): a second signal ends the process at once.
+/// async-signal-safe): a second signal ends the process at once. A second
+/// signal can also reach this handler, on another thread, before the first
+/// one's has restored them: it is raised again, to take the default action
+/// once this handler returns.
 static void recordStopSignal(int signal) {
-  if (receivedSignal == 0)
-    receivedSignal = signal;
+  int none = 0;
+  bool first = receivedSignal.compare_exchange_strong(none, signal);
   struct sigaction action = {};
   action.sa_handler = SIG_DFL;
   sigemptyset(&action.sa_mask);
   for (int s : kStopSignals)
     sigaction(s, &action, nullptr);
+  if (!first)
+    raise(signal);
 }
 
 void trellis::train::installStopHandlers() {
@@ -65,7 +74,7 @@ StopSignalsDeferred::~StopSignalsDeferred() {
   pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
 }
 
-int trellis::train::getReceivedStopSignal() { return receivedSignal; }
+int trellis::train::getReceivedStopSignal() { return receivedSignal.load(); }
 
 int trellis::train::agreeOnStopSignal(int ranks) {
   int own = getReceivedStopSignal();
