@@ -45,6 +45,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 
 import numpy as np
 
@@ -120,6 +121,19 @@ def create_hosts():
         ip("-n", ns, "addr", "add", ADDRESSES[host], "dev", IFACE)
         ip("-n", ns, "link", "set", "lo", "up")
         ip("-n", ns, "link", "set", IFACE, "up")
+    # The kernel reports a veth's carrier asynchronously (its link watch may
+    # wait up to a second after other link events): until both ends are
+    # operationally up, packets are dropped, and an mpirun started at once
+    # failed its first TCP connection ("unable to complete a TCP
+    # connection", once in a run of the suite).
+    deadline = time.monotonic() + 10
+    while not all("state UP" in ip("-n", ns, "-o", "link", "show", IFACE)
+                  for ns in HOSTS.values()):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{IFACE} did not come up in 10 s: " + "; ".join(
+                ip("-n", ns, "-o", "link", "show", IFACE).strip()
+                for ns in HOSTS.values()))
+        time.sleep(0.05)
 
 
 def write_agent():
