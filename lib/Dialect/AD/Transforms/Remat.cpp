@@ -164,6 +164,7 @@ public:
       int64_t bytes = layerBytes(op);
       if (!bytes)
         continue;
+      layerIndex[&op] = layers.size();
       layers.push_back(&op);
       layerPosition.push_back(position[&op]);
       bytesPrefix.push_back(bytesPrefix.back() + bytes);
@@ -209,6 +210,28 @@ public:
 
   /// recomputeCost() of layer `i`.
   int64_t cost(int64_t i) const { return costPrefix[i + 1] - costPrefix[i]; }
+
+  /// For each layer i, the bytes of the gradients of `differentiated` (values
+  /// of the body's block) whose last use is at or after layer i: they exist
+  /// while layer i is reversed, whatever the schedule.
+  SmallVector<int64_t> gradientBytes(ArrayRef<Value> differentiated) const {
+    int64_t n = size();
+    SmallVector<int64_t> bytes(n + 1, 0);
+    for (Value value : differentiated) {
+      int64_t last = -1;
+      for (Operation *user : value.getUsers())
+        if (auto it = layerIndex.find(
+                layers.front()->getBlock()->findAncestorOpInBlock(*user));
+            it != layerIndex.end())
+          last = std::max(last, it->second);
+      if (last >= 0)
+        bytes[last] += floatTensorBytes(value.getType());
+    }
+    for (int64_t i = n - 1; i >= 0; --i)
+      bytes[i] += bytes[i + 1];
+    bytes.pop_back();
+    return bytes;
+  }
 
   /// The smallest estimated activation peak of any schedule (without the
   /// workspace), by G(a) = min_b max(I(a,b), S(a,b) + G(b+1)) in O(n²).
@@ -276,6 +299,8 @@ public:
 
 private:
   SmallVector<Operation *> layers;
+  /// The index in `layers` of each layer.
+  DenseMap<Operation *, int64_t> layerIndex;
   SmallVector<int64_t> layerPosition;
   SmallVector<int64_t> bytesPrefix{0}, costPrefix{0};
   /// Per layer, per result: (bytes, position of the last use in the block).
@@ -306,36 +331,6 @@ Schedule fromSegments(ArrayRef<Segment> segments) {
     if (s.first != s.last)
       schedule.push_back({s.first, s.last, {}});
   return schedule;
-}
-
-/// For each layer i of `chain` (the body of `fn`), the bytes of the
-/// gradients of the arguments `differentiated` whose last use is at or
-/// after layer i: they exist while layer i is reversed, whatever the
-/// schedule.
-SmallVector<int64_t> gradientBytesFrom(func::FuncOp fn, const ChainModel &chain,
-                                       ArrayRef<int64_t> differentiated) {
-  int64_t n = chain.size();
-  DenseMap<Operation *, int64_t> layerIndex;
-  for (int64_t i = 0; i < n; ++i)
-    layerIndex[chain.layer(i)] = i;
-  Block &body = fn.getBody().front();
-  SmallVector<int64_t> bytes(n + 1, 0);
-  for (int64_t index : differentiated) {
-    if (index < 0 || index >= static_cast<int64_t>(fn.getNumArguments()))
-      continue;
-    BlockArgument argument = fn.getArgument(index);
-    int64_t last = -1;
-    for (Operation *user : argument.getUsers())
-      if (auto it = layerIndex.find(body.findAncestorOpInBlock(*user));
-          it != layerIndex.end())
-        last = std::max(last, it->second);
-    if (last >= 0)
-      bytes[last] += floatTensorBytes(argument.getType());
-  }
-  for (int64_t i = n - 1; i >= 0; --i)
-    bytes[i] += bytes[i + 1];
-  bytes.pop_back();
-  return bytes;
 }
 
 /// The schedules of nested checkpoints of least recomputation under the
@@ -615,6 +610,8 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     // The functions that take each derivative: the budget bounds their
     // peak.
     llvm::DenseMap<func::FuncOp, llvm::SetVector<StringRef>> callers;
+    // The arguments each function is differentiated with respect to.
+    llvm::DenseMap<func::FuncOp, llvm::SetVector<int64_t>> differentiated;
     getOperation().walk([&](DerivativeOpInterface op) {
       auto fn = symbols.lookup<func::FuncOp>(op.getCalleeAttr().getValue());
       if (!fn)
@@ -627,11 +624,13 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     });
     for (func::FuncOp fn : callees)
       if (!fn.isExternal() && fn.getBody().hasOneBlock())
-        if (failed(rematerialize(fn, callers[fn].getArrayRef())))
+        if (failed(rematerialize(fn, callers[fn].getArrayRef(),
+                                 differentiated[fn].getArrayRef())))
           return signalPassFailure();
   }
 
-  LogicalResult rematerialize(func::FuncOp fn, ArrayRef<StringRef> entries) {
+  LogicalResult rematerialize(func::FuncOp fn, ArrayRef<StringRef> entries,
+                              ArrayRef<int64_t> differentiated) {
     ChainModel chain(fn.getBody().front());
     int64_t n = chain.size();
     if (n < 2)
@@ -642,8 +641,8 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
         return success();
       schedule = fromSegments(uniformSegments(0, n - 1, every));
     } else {
-      FailureOr<Schedule> chosen = scheduleForBudget(
-          fn, chain, entries, differentiated[fn].getArrayRef());
+      FailureOr<Schedule> chosen =
+          scheduleForBudget(fn, chain, entries, differentiated);
       if (failed(chosen))
         return failure();
       schedule = std::move(*chosen);
@@ -790,15 +789,19 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     // Short chains: every schedule, so that the choice is the optimum.
     bool exhaustive = n <= exactLimit;
     // The nested program twice: with the gradients that exist while each
-    // layer is reversed, and without. Neither is the lowered code's peak,
-    // and on the benchmark chains each gives the cheaper fitting schedule
-    // for some budgets (docs/reversible.md).
+    // layer is reversed, and without (unless there are none). Neither is the
+    // lowered code's peak, and on the benchmark chains each gives the
+    // cheaper fitting schedule for some budgets (docs/reversible.md).
     std::vector<NestedPlanner> planners;
     if (!exhaustive && NestedPlanner::applies(n)) {
+      SmallVector<Value> arguments;
+      for (int64_t index : differentiated)
+        arguments.push_back(fn.getArgument(index));
+      SmallVector<int64_t> gradients = chain.gradientBytes(arguments);
       planners.reserve(2);
-      planners.emplace_back(chain,
-                            gradientBytesFrom(fn, chain, differentiated));
-      planners.emplace_back(chain, SmallVector<int64_t>(n, 0));
+      planners.emplace_back(chain, gradients);
+      if (llvm::any_of(gradients, [](int64_t bytes) { return bytes != 0; }))
+        planners.emplace_back(chain, SmallVector<int64_t>(n, 0));
     }
     SmallVector<Schedule> schedules = exhaustive
                                           ? allSchedules(0, n - 1, false)
@@ -969,8 +972,6 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     return most;
   }
 
-  /// The arguments each function is differentiated with respect to.
-  llvm::DenseMap<func::FuncOp, llvm::SetVector<int64_t>> differentiated;
   /// Predicted peaks by schedule, for one function's planning.
   llvm::StringMap<int64_t> predicted;
   /// The schedules whose prediction is an upper bound (PeakBytes::exact).
