@@ -46,8 +46,9 @@ sick anchor is visible before any ratio is read.
 
 Every comparison runs the two sides alternately for --rounds rounds; each
 round's figure is the median of --steps timed steps (trellis-run --repeat, the
-anchor's own step loop), and the table shows the median over rounds (min–max
-of the round medians beside it). Thread counts are set through the
+anchor's own step loop), each side after an untimed first step
+(trellis-run --warmup=1; the anchors' loops warm up likewise), and the table
+shows the median over rounds (min–max of the round medians beside it). Thread counts are set through the
 environment of each process (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS,
 TRELLIS_NUM_THREADS), the same for both sides. Not a test: the numbers
 depend on the machine and its load.
@@ -167,10 +168,27 @@ def ir_adam_step(torch, params, grads, m, v, b1p, b2p, adam):
     return b1p, b2p
 
 
-def thread_env(threads):
+# glibc's malloc returns a freed block of 128 KiB or more to the kernel (mmap
+# threshold, heap trimming), so a step that frees and allocates its tensors
+# again page-faults them in anew every step. On a host where page faults are
+# slow that is most of a step: on the Zen 5 VM of 7 December, PyTorch's MLP
+# step measured 27-47 ms median and 12 ms min in one process, 15-16 ms with
+# freed memory kept (Trellis's own block cache already keeps it). Both sides
+# run with it kept, so that neither is timed in the kernel's page-fault path.
+KEEP_FREED_MEMORY = ("glibc.malloc.mmap_threshold=33554432:"
+                     "glibc.malloc.trim_threshold=2147483647")
+
+
+def thread_env(threads, keep_freed_memory=True):
+    """The environment of a timed process on `threads` threads (both sides
+    alike): the ISA cap, the thread counts, and glibc's malloc keeping freed
+    memory (KEEP_FREED_MEMORY; off for a memory measurement)."""
     env = dict(os.environ)
     if ISA_CAP:
         env.update(ISA_CAP["env"])
+    if keep_freed_memory:
+        tunables = [t for t in env.get("GLIBC_TUNABLES", "").split(":") if t]
+        env["GLIBC_TUNABLES"] = ":".join(tunables + [KEEP_FREED_MEMORY])
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TRELLIS_NUM_THREADS",
                 "MKL_NUM_THREADS"):
         env[var] = str(threads)
@@ -297,9 +315,16 @@ class Trellis:
         return paths
 
     def run(self, model, entry, inputs, repeat, threads, extra=()):
+        """trellis-run --stats of `entry`, `repeat` timed calls; returns the
+        JSON line. A timed run (repeat > 1) starts with one untimed call
+        (--warmup=1), as every anchor's step loop does: the first call pays
+        for page faults and the libraries' kernel generation (on Zen 5, the
+        LM step's first call took 872 ms, the next ones 337)."""
         cap = [f"--target-cpu={ISA_CAP['target_cpu']}"] if ISA_CAP else []
+        warmup = 1 if repeat > 1 else 0
         r = subprocess.run([self.run_path, model, f"--entry={entry}", "--stats",
-                            f"--repeat={repeat}", f"--output-dir={self.work}/out"]
+                            f"--repeat={repeat}", f"--warmup={warmup}",
+                            f"--output-dir={self.work}/out"]
                            + cap + list(extra) + [f"--input={p}" for p in inputs],
                            capture_output=True, text=True, env=thread_env(threads))
         if r.returncode != 0:

@@ -288,7 +288,8 @@ def twin_memory_main(config):
 
 def run_twin_memory(config):
     r = subprocess.run([perf.PYTHON, os.path.abspath(__file__), "--twin-memory", config],
-                       capture_output=True, text=True, env=perf.thread_env(1))
+                       capture_output=True, text=True,
+                       env=perf.thread_env(1, keep_freed_memory=False))
     m = re.search(r"peak_alloc_bytes (\d+) rss_delta_bytes (-?\d+)", r.stdout)
     if r.returncode != 0 or not m:
         sys.exit(f"reversible_transformer.py: the twin's memory run failed:\n{r.stdout}{r.stderr}")

@@ -96,8 +96,19 @@ llvm::Error trellis::tools::runTrellisRun(const RunnerOptions &options,
     return jit.takeError();
   double compileMs = compileTime.elapsedMs();
 
-  CallTimes runMs;
   uint64_t peakBytes = 0;
+  for (unsigned i = 0; i < options.warmup; ++i) {
+    CallStats stats;
+    llvm::Expected<llvm::SmallVector<HostArray>> callResults =
+        (*jit)->call(*inputs, &stats);
+    if (!callResults)
+      return callResults.takeError();
+    peakBytes = std::max(peakBytes, stats.peakBytes);
+  }
+  if (Profile *profile = (*jit)->getProfile(options.entry))
+    profile->reset();
+
+  CallTimes runMs;
   llvm::SmallVector<HostArray> results;
   for (unsigned i = 0; i < options.repeat; ++i) {
     CallStats stats;

@@ -1,7 +1,7 @@
 //===- trellis-run.cpp - Run a function of an MLIR module on the CPU -----===//
 //
 //   trellis-run FILE.mlir --entry=NAME [--input=A.npy]... [--output-dir=DIR]
-//               [--repeat=N] [--stats] [--profile]
+//               [--repeat=N] [--warmup=N] [--stats] [--profile]
 //
 // Lowers the module with the Trellis pipeline, JIT-compiles it and calls the
 // entry on the inputs. All the work is in lib/Tools (Runner.h); this file
@@ -45,6 +45,11 @@ struct CommandLine {
   cl::opt<unsigned> repeat{"repeat",
                            cl::desc("Call the entry N times (default 1)"),
                            cl::value_desc("N"), cl::init(1), cl::cat(category)};
+  cl::opt<unsigned> warmup{
+      "warmup",
+      cl::desc("Call the entry N times before the timed calls, left out of "
+               "run_ms and --profile (default 0)"),
+      cl::value_desc("N"), cl::init(0), cl::cat(category)};
   cl::opt<bool> stats{
       "stats",
       cl::desc("Print one JSON line with compile_ms, run_ms (median over the "
@@ -79,6 +84,7 @@ int main(int argc, char **argv) {
                             commandLine.inputs.end());
   options.outputDir = commandLine.outputDir;
   options.repeat = commandLine.repeat;
+  options.warmup = commandLine.warmup;
   options.printStats = commandLine.stats;
   commandLine.compile.fill(options.compile, *config);
   commandLine.profile.fill(options.compile);

@@ -74,6 +74,13 @@ public:
     wallTotalNs += wallNs;
     ++calls;
   }
+  /// Forgets the calls so far (trellis-run's --warmup calls).
+  void reset() {
+    for (SiteTime &time : times)
+      time = SiteTime();
+    wallTotalNs = 0;
+    calls = 0;
+  }
   /// Prints the tables of the calls so far (per call: the mean).
   void print(llvm::raw_ostream &os, llvm::StringRef entry) const;
 

@@ -34,8 +34,11 @@ struct RunnerOptions {
   /// If not empty, result i is written to `<dir>/result<i>.npy` (created
   /// like `mkdir -p`; `{rank}` is replaced); else results are summarized.
   std::string outputDir;
-  /// Number of calls (results of the last are kept).
+  /// Number of timed calls (results of the last are kept).
   unsigned repeat = 1;
+  /// Calls before the timed ones, left out of run_ms and the profile (the
+  /// first call pays for page faults and the libraries' kernel generation).
+  unsigned warmup = 0;
   /// Print {"compile_ms", "run_ms", "peak_tensor_bytes", "compile_phases":
   /// {"mlir_ms", "llvm_ms", "cache_ms", "cache"}} as one JSON line.
   bool printStats = false;

@@ -1,7 +1,8 @@
 // trellis-run --profile: where the time of a call goes, per class and per
 // source op (docs/profiling.md). Checked by profile.py on a dense + gelu +
 // mean step differentiated by ad.value_and_grad with respect to the weight
-// and the bias: the table's header and rows parse; the GEMM class runs
+// and the bias: the table's header and rows parse (3 calls: the 2 --warmup
+// calls are not in it); the GEMM class runs
 // exactly 2 library calls per call (the forward product and the weight
 // gradient's; no input gradient is asked for); the classes' times and the
 // time between sites add up to the call's, and so do the kinds of source

@@ -1,8 +1,9 @@
 """trellis-run --profile on profile.mlir's step; see there.
 
-Usage: profile.py MODEL.mlir WORKDIR. Runs the step 3 times with --profile
-and once without, parses the profile's two tables and prints HEADER, then
-PASS|FAIL lines for the checks the .mlir file names.
+Usage: profile.py MODEL.mlir WORKDIR. Runs the step 2 + 3 times with --profile
+(--warmup=2: the first two are left out of the profile) and once without,
+parses the profile's two tables and prints HEADER, then PASS|FAIL lines for
+the checks the .mlir file names.
 """
 import os
 import re
@@ -17,7 +18,7 @@ from trellis_testing.run import Session, run_entry  # noqa: E402
 s = Session.from_argv(seed=3)
 inputs = [s.randn(256, 512), s.randn(512, 256, scale=0.05), s.randn(256)]
 profiled, proc = run_entry(s.model, "step", inputs, s.workdir, tag="profiled",
-                           extra=["--profile", "--repeat=3"])
+                           extra=["--profile", "--warmup=2", "--repeat=3"])
 plain, _ = run_entry(s.model, "step", inputs, s.workdir, tag="plain")
 lines = proc.stdout.splitlines()
 header = [l for l in lines if l.startswith("profile of @")]

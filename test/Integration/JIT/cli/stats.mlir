@@ -2,6 +2,7 @@
 // peak_tensor_bytes and compile_phases (mlir_ms, llvm_ms, cache_ms, cache:
 // "off" without a compile cache); --repeat=N calls the entry N times on
 // fresh copies of the inputs (an in-place update does not accumulate).
+// --warmup=N calls it N more times first, left out of run_ms.
 // REQUIRES: numpy
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python %S/npy_tool.py save %t/x.npy "np.arange(1000, dtype=np.float32) % 4"
@@ -12,6 +13,11 @@
 // CHECK-JSON: {{^}}{"compile_ms": {{[0-9]+\.[0-9]+}}, "run_ms": {{[0-9]+\.[0-9]+}}, "peak_tensor_bytes": {{[0-9]+}}, "compile_phases": {"mlir_ms": {{[0-9]+\.[0-9]+}}, "llvm_ms": {{[0-9]+\.[0-9]+}}, "cache_ms": 0.000, "cache": "off"}}{{$}}
 // RUN: %python %S/npy_tool.py stats < %t/inc.txt
 // RUN: %python %S/npy_tool.py check %t/inc/result0.npy "np.array([2, 3, 4, 5], np.float32)"
+// --warmup=N calls it N more times before the timed calls, also on fresh
+// copies.
+// RUN: trellis-run %s --entry=increment --input=%t/v.npy --warmup=3 --stats --output-dir=%t/warm > %t/warm.txt
+// RUN: %python %S/npy_tool.py stats < %t/warm.txt
+// RUN: %python %S/npy_tool.py check %t/warm/result0.npy "np.array([2, 3, 4, 5], np.float32)"
 //
 // A 1000-element f32 temporary: the peak counts its 4000 bytes (plus the
 // 4-byte result and at most 64 bytes of alignment padding per buffer), and
