@@ -314,14 +314,15 @@ class Trellis:
             np.save(paths[-1], a)
         return paths
 
-    def run(self, model, entry, inputs, repeat, threads, extra=()):
-        """trellis-run --stats of `entry`, `repeat` timed calls; returns the
-        JSON line. A timed run (repeat > 1) starts with one untimed call
-        (--warmup=1), as every anchor's step loop does: the first call pays
-        for page faults and the libraries' kernel generation (on Zen 5, the
-        LM step's first call took 872 ms, the next ones 337)."""
+    def run(self, model, entry, inputs, repeat, threads, extra=(), warmup=None):
+        """trellis-run --stats of `entry`, `repeat` timed calls after `warmup`
+        untimed ones; returns the JSON line. By default a timed run (repeat >
+        1) starts with one untimed call, as every anchor's step loop does: the
+        first call pays for page faults and the libraries' kernel generation
+        (on Zen 5, the LM step's first call took 872 ms, the next ones 337)."""
         cap = [f"--target-cpu={ISA_CAP['target_cpu']}"] if ISA_CAP else []
-        warmup = 1 if repeat > 1 else 0
+        if warmup is None:
+            warmup = 1 if repeat > 1 else 0
         r = subprocess.run([self.run_path, model, f"--entry={entry}", "--stats",
                             f"--repeat={repeat}", f"--warmup={warmup}",
                             f"--output-dir={self.work}/out"]
@@ -360,7 +361,8 @@ import sys, time, statistics, numpy as np
 n, steps = int(sys.argv[1]), int(sys.argv[2])
 rng = np.random.default_rng(0)
 a = rng.standard_normal((n, n), dtype=np.float32); b = rng.standard_normal((n, n), dtype=np.float32)
-c = a @ b
+for _ in range(steps):  # untimed, as many as timed (main: gemm_rates)
+    c = a @ b
 ts = []
 for _ in range(steps):
     t = time.perf_counter(); c = a @ b; ts.append(time.perf_counter() - t)
@@ -566,8 +568,12 @@ def main():
     flop = 2 * n ** 3
 
     def gemm_rates(threads):
-        """Trellis's and NumPy's 1024² GEMM GFLOP/s, one run each."""
-        s = trellis.run(gemm_model, "gemm", gemm_inputs, a.steps, threads)
+        """Trellis's and NumPy's 1024² GEMM GFLOP/s, one run each, after as
+        many untimed calls as timed ones on either side: a second core that
+        was idle runs the first 30-40 ms of a 2-thread GEMM loop at half speed
+        (oneDNN's 1024² on Zen 5: ~180-290 GFLOP/s for 7 calls, then ~390;
+        with one untimed call the median of 12 fell in either phase)."""
+        s = trellis.run(gemm_model, "gemm", gemm_inputs, a.steps, threads, warmup=a.steps)
         ms = run_anchor(["-c", NUMPY_GEMM, str(n), str(a.steps)], threads, r"ms ([0-9.]+)")
         return flop / (s["run_ms"] * 1e-3) / 1e9, flop / (ms * 1e-3) / 1e9, s
 
