@@ -463,9 +463,10 @@ GEMM_KERNEL_VARIABLES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "ONEDNN_MAX_CP
 
 def gemm_choice_description():
     """The f32 GEMM libraries Trellis measured on this host and chose per
-    size class (lib/Runtime/GemmChoice.cpp): the choice file of the tuning
+    size class (lib/Runtime/GemmChoice.cpp): the choice files of the tuning
     directory made under this run's kernel variables (one per setting, e.g.
-    one for --isa avx2 and one without), or a note that there is none."""
+    one for --isa avx2 and one without, and per thread count), or a note
+    that there is none."""
     tuning = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
                           "trellis")
     env = thread_env(1)
@@ -475,10 +476,11 @@ def gemm_choice_description():
     for path in files:
         with open(path) as f:
             kept = json.load(f)
-        if kept.get("format") != 4 or kept.get("variables") != ours:
+        if kept.get("format") != 5 or kept.get("variables") != ours:
             continue  # an earlier build's, or another setting's
+        threads = kept["threads"]["openmp"]
         rates = "; ".join(
-            f"{name} " + "/".join(f"{kept['gflops_one_thread'][lib][c]:.0f}"
+            f"{name} " + "/".join(f"{kept['gflops'][lib][c]:.0f}"
                                   for c in ("small", "medium", "large", "thin", "short",
                                             "narrow"))
             for lib, name in (("dnnl", "oneDNN"), ("cblas", "OpenBLAS")))
@@ -486,7 +488,7 @@ def gemm_choice_description():
         choice = ", ".join(f"{c} {kept['choice'][c]}"
                            for c in ("small", "medium", "large", "thin", "short", "narrow"))
         setting = " ".join(f"{k}={v}" for k, v in ours.items()) or "no kernel variables set"
-        lines.append(f"1-thread GFLOP/s small/medium/large/thin/short/narrow: {rates}; "
+        lines.append(f"{threads}-thread GFLOP/s small/medium/large/thin/short/narrow: {rates}; "
                      f"sick: {sick}; "
                      f"chosen: {choice} ({setting}; {os.path.basename(path)})")
     if not lines:

@@ -29,7 +29,7 @@ using namespace trellis::runtime;
 
 /// The layout of a choice file and what its name covers; bump it whenever
 /// either changes.
-static constexpr int64_t kChoiceFormat = 4; // 4: the kernel variables
+static constexpr int64_t kChoiceFormat = 5; // 5: the thread counts
 
 namespace {
 // The two entry points, as the libraries declare them (dnnl.h, cblas.h).
@@ -38,39 +38,12 @@ using DnnlSgemm = int (*)(char, char, int64_t, int64_t, int64_t, float,
                           float *, int64_t);
 using CblasSgemm = void (*)(int, int, int, int, int, int, float, const float *,
                             int, const float *, int, float, float *, int);
-using SetThreads = void (*)(int);
 using GetThreads = int (*)();
 constexpr int kCblasRowMajor = 101, kCblasNoTrans = 111, kCblasTrans = 112;
 
-/// Runs the rest of the process's OpenMP and OpenBLAS work on one thread
-/// until destroyed (what the measurement compares is one core's speed).
-class OneThread {
-public:
-  OneThread() {
-    if (auto get = symbol<GetThreads>("omp_get_max_threads"))
-      if (auto set = symbol<SetThreads>("omp_set_num_threads")) {
-        ompThreads = get();
-        set(1);
-      }
-    if (auto get = symbol<GetThreads>("openblas_get_num_threads"))
-      if (auto set = symbol<SetThreads>("openblas_set_num_threads")) {
-        blasThreads = get();
-        set(1);
-      }
-  }
-  ~OneThread() {
-    if (ompThreads)
-      symbol<SetThreads>("omp_set_num_threads")(*ompThreads);
-    if (blasThreads)
-      symbol<SetThreads>("openblas_set_num_threads")(*blasThreads);
-  }
-
-private:
-  template <typename F> static F symbol(const char *name) {
-    return reinterpret_cast<F>(::dlsym(RTLD_DEFAULT, name));
-  }
-  std::optional<int> ompThreads, blasThreads;
-};
+template <typename F> F lookupSymbol(const char *name) {
+  return reinterpret_cast<F>(::dlsym(RTLD_DEFAULT, name));
+}
 } // namespace
 
 /// GFLOP/s of `gemm` (one M×N×K call), best of 5 timings of enough calls
@@ -116,9 +89,25 @@ void trellis::runtime::judgeGemmRates(GemmMeasurement &measurement) {
                         choose(GemmClass::Short), choose(GemmClass::Narrow)};
 }
 
-llvm::Expected<GemmMeasurement>
-trellis::runtime::measureGemmLibraries(const CompileOptions &options) {
-  GemmMeasurement result;
+/// Keeps both cores (every thread of both pools) busy for about 0.1 s
+/// before a measurement on more than one thread: on a VM a core that was
+/// idle ran the first 30-40 ms of a 2-thread GEMM loop at half speed
+/// (oneDNN 1024² on Zen 5: 180-290 GFLOP/s for 7 calls, then ~390), longer
+/// than the whole timing of a class.
+template <typename Call> static void wakeCores(Call gemm) {
+  auto start = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - start <
+         std::chrono::milliseconds(100))
+    gemm();
+}
+
+/// Loads the libraries the JIT would (at `options`' paths, LLVM's OpenMP
+/// runtime before oneDNN) and returns the threads each would run on: what
+/// their own defaults and the variables read when they loaded
+/// (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, set from TRELLIS_NUM_THREADS)
+/// give. An error if neither library is there.
+static llvm::Expected<GemmThreads>
+loadGemmLibraries(const CompileOptions &options) {
   llvm::Expected<std::string> dnnlPath =
       findGemmLibrary(GemmLibrary::Dnnl, options);
   llvm::Expected<std::string> blasPath =
@@ -140,11 +129,35 @@ trellis::runtime::measureGemmLibraries(const CompileOptions &options) {
   llvm::consumeError(blasPath ? llvm::Error::success() : blasPath.takeError());
   if (llvm::Error err = loadLibrariesForever(libraries))
     return std::move(err);
+  GemmThreads threads;
+  if (auto get = lookupSymbol<GetThreads>("omp_get_max_threads"))
+    threads.openmp = get();
+  if (auto get = lookupSymbol<GetThreads>("openblas_get_num_threads"))
+    threads.openblas = get();
+  return threads;
+}
 
-  auto dnnl = reinterpret_cast<DnnlSgemm>(::dlsym(RTLD_DEFAULT, "dnnl_sgemm"));
-  auto cblas =
-      reinterpret_cast<CblasSgemm>(::dlsym(RTLD_DEFAULT, "cblas_sgemm"));
-  OneThread oneThread;
+llvm::Expected<GemmMeasurement>
+trellis::runtime::measureGemmLibraries(const CompileOptions &options) {
+  llvm::Expected<GemmThreads> threads = loadGemmLibraries(options);
+  if (!threads)
+    return threads.takeError();
+  GemmMeasurement result;
+  result.threads = *threads;
+  auto dnnl = lookupSymbol<DnnlSgemm>("dnnl_sgemm");
+  auto cblas = lookupSymbol<CblasSgemm>("cblas_sgemm");
+  if (threads->openmp > 1 || threads->openblas > 1) {
+    constexpr int64_t n = 512;
+    std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), out(n * n, 0.0f);
+    wakeCores([&] {
+      if (dnnl)
+        dnnl('N', 'N', n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f,
+             out.data(), n);
+      if (cblas)
+        cblas(kCblasRowMajor, kCblasNoTrans, kCblasNoTrans, n, n, n, 1.0f,
+              a.data(), n, b.data(), n, 0.0f, out.data(), n);
+    });
+  }
   // Per library and class: flops and best seconds, summed over its GEMMs.
   std::array<std::array<double, kNumGemmClasses>, 2> flops{}, seconds{};
   for (const MeasuredGemm &gemm : kMeasuredGemms) {
@@ -188,7 +201,8 @@ static std::string describeFile(const std::string &path) {
          std::to_string(llvm::sys::toTimeT(status.getLastModificationTime()));
 }
 
-std::string trellis::runtime::getGemmChoicePath(const CompileOptions &options) {
+std::string trellis::runtime::getGemmChoicePath(const CompileOptions &options,
+                                                GemmThreads threads) {
   if (options.tuningDir.empty())
     return "";
   std::string libraries[2];
@@ -202,7 +216,8 @@ std::string trellis::runtime::getGemmChoicePath(const CompileOptions &options) {
   os << "format " << kChoiceFormat << "\ncpu " << llvm::sys::getHostCPUName()
      << "\nfeatures " << getHostCPUFeatures() << "\ncblas "
      << describeFile(libraries[0]) << "\ndnnl " << describeFile(libraries[1])
-     << "\nomp " << describeFile(getOpenMPLibrary()) << "\nvariables\n"
+     << "\nomp " << describeFile(getOpenMPLibrary()) << "\nthreads "
+     << threads.openmp << " " << threads.openblas << "\nvariables\n"
      << options.gemmKernelVariables;
   std::string digest = llvm::toHex(
       llvm::SHA256::hash(llvm::arrayRefFromStringRef(identity)), true);
@@ -276,7 +291,12 @@ static bool writeChoice(const std::string &path,
           json.attribute(name, value);
         }
       });
-      json.attributeObject("gflops_one_thread", [&] {
+      // The threads the libraries ran on (one file per count).
+      json.attributeObject("threads", [&] {
+        json.attribute("openmp", measurement.threads.openmp);
+        json.attribute("openblas", measurement.threads.openblas);
+      });
+      json.attributeObject("gflops", [&] {
         for (GemmLibrary library : {GemmLibrary::Dnnl, GemmLibrary::Cblas})
           json.attributeObject(stringifyLibrary(library), [&] {
             for (unsigned c = 0; c < kNumGemmClasses; ++c)
@@ -308,9 +328,16 @@ static bool writeChoice(const std::string &path,
 }
 
 GemmChoice trellis::runtime::getHostGemmChoice(const CompileOptions &options) {
-  std::string path = getGemmChoicePath(options);
-  if (path.empty())
+  if (options.tuningDir.empty())
     return options.sgemm;
+  // The libraries are loaded once per process (the JIT needs them anyway);
+  // their thread counts pick the file.
+  llvm::Expected<GemmThreads> threads = loadGemmLibraries(options);
+  if (!threads) {
+    llvm::consumeError(threads.takeError());
+    return options.sgemm;
+  }
+  std::string path = getGemmChoicePath(options, *threads);
   // Once per file and process.
   static std::mutex mutex;
   static llvm::StringMap<GemmChoice> known;

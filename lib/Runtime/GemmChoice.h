@@ -3,11 +3,13 @@
 //
 // Which library runs the f32 GEMMs of each size class (GemmClass) is
 // measured on the host, not fixed: oneDNN's dnnl_sgemm and the CBLAS's
-// cblas_sgemm (OpenBLAS) each run one shape per class on one thread, and
-// the faster takes the class. A library whose large-GEMM rate is under half
+// cblas_sgemm (OpenBLAS) each run one shape per class on the threads the
+// process gives them, and the faster takes the class (the two rank
+// differently at 1 and 2 threads). A library whose large-GEMM rate is under half
 // the other's is sick (Debian's OpenBLAS 0.3.21 on CPUs it does not know
 // falls back to slow kernels) and takes none. The result is kept in the
-// tuning directory, one file per host and pair of libraries, so that every
+// tuning directory, one file per host, pair of libraries, kernel setting and
+// thread count, so that every
 // later process — the ranks of a job, a resumed run — uses the same
 // libraries and computes the same bits (docs/performance.md, "Library
 // choice").
@@ -26,8 +28,17 @@
 
 namespace trellis::runtime {
 
+/// The threads the GEMM libraries run on in this process (0: the library
+/// is missing): the choice is measured, and kept, per pair of counts.
+struct GemmThreads {
+  int openmp = 0;   // oneDNN's (omp_get_max_threads of LLVM's OpenMP)
+  int openblas = 0; // openblas_get_num_threads
+};
+
 /// What measureGemmLibraries found.
 struct GemmMeasurement {
+  /// The threads it ran on.
+  GemmThreads threads;
   /// GFLOP/s of each library (GemmLibrary's order: CBLAS, oneDNN) on each
   /// class's GEMMs (GemmClass order); 0 for a library that is missing.
   std::array<std::array<double, kNumGemmClasses>, 2> gflops{};
@@ -72,8 +83,10 @@ inline constexpr double kGemmChoiceMargin = 1.1;
 inline constexpr double kSickGemmFraction = 0.5;
 
 /// Loads both libraries (at `options`' paths, OpenMP's runtime before
-/// oneDNN as the JIT loads them), times each of kMeasuredGemms on one
-/// thread (best of 5) and chooses. An error if neither library is there.
+/// oneDNN as the JIT loads them), times each of kMeasuredGemms on the
+/// threads the libraries run on (best of 5; on more than one, after 0.1 s
+/// of GEMMs that wake the cores) and chooses. An error if neither library
+/// is there.
 llvm::Expected<GemmMeasurement>
 measureGemmLibraries(const CompileOptions &options);
 
@@ -85,7 +98,8 @@ measureGemmLibraries(const CompileOptions &options);
 void judgeGemmRates(GemmMeasurement &measurement);
 
 /// Returns the host's choice: the one kept in `options.tuningDir` for this
-/// host's CPU and these two libraries, or, the first time, a measurement,
+/// host's CPU, these two libraries, their kernel variables and the threads
+/// they run on in this process, or, the first time, a measurement,
 /// kept there (under a lock: processes that start at once measure once).
 /// `options.sgemm` if the directory is empty or cannot be written, or
 /// nothing can be measured: a choice that is not kept is not made, so that
@@ -93,8 +107,10 @@ void judgeGemmRates(GemmMeasurement &measurement);
 GemmChoice getHostGemmChoice(const CompileOptions &options);
 
 /// The path of the file getHostGemmChoice keeps the choice in, for
-/// `options`' libraries and the host; empty without a tuning directory.
-std::string getGemmChoicePath(const CompileOptions &options);
+/// `options`' libraries, the host and the libraries' `threads`; empty
+/// without a tuning directory.
+std::string getGemmChoicePath(const CompileOptions &options,
+                              GemmThreads threads);
 
 } // namespace trellis::runtime
 

@@ -7,16 +7,20 @@
 // one dnnl_sgemm. --sgemm=dnnl and --sgemm=cblas fix the library and
 // measure nothing. A damaged file is measured anew; two processes that
 // start at once leave one file; a library's kernel variable set keeps a
-// choice of its own. Every run's results match NumPy.
+// choice of its own, and so does each thread count. Every run's results
+// match NumPy.
 // REQUIRES: numpy
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python %S/gemm_choice.py inputs %t
 // RUN: env XDG_CACHE_HOME=%t/xdg trellis-run %s --entry=three --input=%t/a8.npy --input=%t/a64.npy --input=%t/a256.npy --output-dir=%t/first
 // RUN: %python %S/gemm_choice.py check %t %t/first
 // RUN: cat %t/xdg/trellis/gemm-choice-*.json | FileCheck %s --check-prefix=CHECK-FILE
-// CHECK-FILE: "format": 4,
+// CHECK-FILE: "format": 5,
 // CHECK-FILE: "variables": {
-// CHECK-FILE: "gflops_one_thread": {
+// CHECK-FILE: "threads": {
+// CHECK-FILE-NEXT: "openmp": {{[0-9]+}},
+// CHECK-FILE-NEXT: "openblas": {{[0-9]+}}
+// CHECK-FILE: "gflops": {
 // CHECK-FILE: "dnnl": {
 // CHECK-FILE-NEXT: "small": {{[0-9.e+]+}},
 // CHECK-FILE-NEXT: "medium": {{[0-9.e+]+}},
@@ -78,6 +82,18 @@
 // CHECK-VARS: "ONEDNN_MAX_CPU_ISA": "AVX2"
 // CHECK-VARS-NOT: "ONEDNN_MAX_CPU_ISA"
 // RUN: %python %S/gemm_choice.py check %t %t/isa
+//
+// The libraries rank differently on one thread and on two (oneDNN's large
+// GEMMs scale worse than OpenBLAS's on an AVX2 Zen 5): each thread count
+// gets a measured choice of its own, which records it.
+// RUN: env XDG_CACHE_HOME=%t/threads TRELLIS_NUM_THREADS=1 trellis-run %s --entry=three --input=%t/a8.npy --input=%t/a64.npy --input=%t/a256.npy --output-dir=%t/one
+// RUN: env XDG_CACHE_HOME=%t/threads TRELLIS_NUM_THREADS=2 trellis-run %s --entry=three --input=%t/a8.npy --input=%t/a64.npy --input=%t/a256.npy --output-dir=%t/two
+// RUN: env XDG_CACHE_HOME=%t/threads TRELLIS_NUM_THREADS=2 trellis-run %s --entry=three --input=%t/a8.npy --input=%t/a64.npy --input=%t/a256.npy --output-dir=%t/two-again
+// RUN: ls %t/threads/trellis | FileCheck %s --check-prefix=CHECK-TWO
+// RUN: cat %t/threads/trellis/gemm-choice-*.json | FileCheck %s --check-prefix=CHECK-THREADS
+// CHECK-THREADS-DAG: "openmp": 1,
+// CHECK-THREADS-DAG: "openmp": 2,
+// RUN: %python %S/gemm_choice.py check %t %t/one %t/two %t/two-again
 
 func.func @three(%a8: tensor<8x8xf32>, %a64: tensor<64x64xf32>, %a256: tensor<256x256xf32>)
     -> (tensor<8x8xf32>, tensor<64x64xf32>, tensor<256x256xf32>) {
