@@ -96,29 +96,26 @@ llvm::Error trellis::tools::runTrellisRun(const RunnerOptions &options,
     return jit.takeError();
   double compileMs = compileTime.elapsedMs();
 
-  uint64_t peakBytes = 0;
-  for (unsigned i = 0; i < options.warmup; ++i) {
-    CallStats stats;
-    llvm::Expected<llvm::SmallVector<HostArray>> callResults =
-        (*jit)->call(*inputs, &stats);
-    if (!callResults)
-      return callResults.takeError();
-    peakBytes = std::max(peakBytes, stats.peakBytes);
-  }
-  if (Profile *profile = (*jit)->getProfile(options.entry))
-    profile->reset();
-
+  // The --warmup calls, then the timed ones; every call's peak counts.
   CallTimes runMs;
+  uint64_t peakBytes = 0;
   llvm::SmallVector<HostArray> results;
-  for (unsigned i = 0; i < options.repeat; ++i) {
+  for (uint64_t i = 0, e = uint64_t(options.warmup) + options.repeat; i < e;
+       ++i) {
+    bool timed = i >= options.warmup;
+    if (i == options.warmup)
+      if (Profile *profile = (*jit)->getProfile(options.entry))
+        profile->reset();
     CallStats stats;
     llvm::Expected<llvm::SmallVector<HostArray>> callResults =
         (*jit)->call(*inputs, &stats);
     if (!callResults)
       return callResults.takeError();
-    results = std::move(*callResults);
-    runMs.add(stats.runMs);
     peakBytes = std::max(peakBytes, stats.peakBytes);
+    if (timed) {
+      results = std::move(*callResults);
+      runMs.add(stats.runMs);
+    }
   }
 
   if (!options.outputDir.empty()) {
