@@ -29,7 +29,7 @@ using namespace trellis::runtime;
 
 /// The layout of a choice file and what its name covers; bump it whenever
 /// either changes.
-static constexpr int64_t kChoiceFormat = 5; // 5: the thread counts
+static constexpr int64_t kChoiceFormat = 6; // 6: a whole FF block's GEMMs
 
 namespace {
 // The two entry points, as the libraries declare them (dnnl.h, cblas.h).
@@ -167,8 +167,8 @@ trellis::runtime::measureGemmLibraries(const CompileOptions &options) {
   std::array<std::array<double, 2>, kMeasuredGemms.size()> best{};
   for (int pass = 0; pass < kMeasurePasses; ++pass) {
     for (auto [index, gemm] : llvm::enumerate(kMeasuredGemms)) {
-      auto [gemmClass, m, n, k, transA] = gemm;
-      int64_t lda = transA ? m : k;
+      auto [gemmClass, m, n, k, transA, transB] = gemm;
+      int64_t lda = transA ? m : k, ldb = transB ? k : n;
       std::vector<float> a(m * k, 0.5f), b(k * n, 0.25f), out(m * n, 0.0f);
       auto keep = [&](GemmLibrary library, double gflops) {
         double &rate = best[index][static_cast<unsigned>(library)];
@@ -177,13 +177,13 @@ trellis::runtime::measureGemmLibraries(const CompileOptions &options) {
       if (cblas)
         keep(GemmLibrary::Cblas, measureRate({m, n, k}, [&] {
                cblas(kCblasRowMajor, transA ? kCblasTrans : kCblasNoTrans,
-                     kCblasNoTrans, m, n, k, 1.0f, a.data(), lda, b.data(), n,
-                     0.0f, out.data(), n);
+                     transB ? kCblasTrans : kCblasNoTrans, m, n, k, 1.0f,
+                     a.data(), lda, b.data(), ldb, 0.0f, out.data(), n);
              }));
       if (dnnl)
         keep(GemmLibrary::Dnnl, measureRate({m, n, k}, [&] {
-               dnnl(transA ? 'T' : 'N', 'N', m, n, k, 1.0f, a.data(), lda,
-                    b.data(), n, 0.0f, out.data(), n);
+               dnnl(transA ? 'T' : 'N', transB ? 'T' : 'N', m, n, k, 1.0f,
+                    a.data(), lda, b.data(), ldb, 0.0f, out.data(), n);
              }));
     }
   }
@@ -346,8 +346,10 @@ static bool writeChoice(const std::string &path,
 GemmChoice trellis::runtime::getHostGemmChoice(const CompileOptions &options) {
   if (options.tuningDir.empty())
     return options.sgemm;
-  // The libraries are loaded once per process (the JIT needs them anyway);
-  // their thread counts pick the file.
+  // The threads the libraries run on pick the file, and only the libraries
+  // know them (OMP_NUM_THREADS lists, affinity masks, OpenBLAS's build-time
+  // cap): they are loaded here, once per process, as the JIT would load them
+  // for a module that calls them.
   llvm::Expected<GemmThreads> threads = loadGemmLibraries(options);
   if (!threads) {
     llvm::consumeError(threads.takeError());

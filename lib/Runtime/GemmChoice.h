@@ -47,31 +47,41 @@ struct GemmMeasurement {
   GemmChoice choice;
 };
 
-/// One GEMM the measurement times: M×N×K, A read transposed or not, and
-/// the class whose rate it counts for.
+/// One GEMM the measurement times: M×N×K, A and B read transposed or not,
+/// and the class whose rate it counts for.
 struct MeasuredGemm {
   GemmClass gemmClass;
   int64_t m, n, k;
-  bool transA;
+  bool transA, transB;
 };
 
 /// The GEMMs each class is measured on; a class's rate is its GEMMs' flops
-/// over their time. The large class takes three shapes of a Transformer's
-/// layers (a cube, a dense layer over 2048 rows, its weight gradient),
-/// which the two libraries rank differently: on a Zen 3 host the cube
-/// alone made them even (63 / 67 GFLOP/s) and sent the LM step's large
-/// GEMMs to oneDNN, 15 % slower than OpenBLAS on one thread.
-inline constexpr std::array<MeasuredGemm, 9> kMeasuredGemms = {{
-    {GemmClass::Small, 64, 64, 32, false},
-    {GemmClass::Medium, 256, 128, 128, false},
-    {GemmClass::Large, 512, 512, 512, false},
-    {GemmClass::Large, 2048, 256, 1024, false},
-    {GemmClass::Large, 256, 1024, 2048, true},
-    {GemmClass::Thin, 1024, 1024, 64, true},
-    {GemmClass::Short, 64, 1024, 1024, false},
+/// over their time. The large class takes a cube and the six GEMMs of a
+/// Transformer feed-forward block's training step over 2048 rows (width
+/// 256, 1024 inside): each dense layer's forward product, input gradient
+/// dY·Wᵀ and weight gradient Xᵀ·dY. The libraries rank them differently: on
+/// a Zen 3 host the cube alone made them even (63 / 67 GFLOP/s) and sent the
+/// LM step's large GEMMs to oneDNN, 15 % slower than OpenBLAS on one thread;
+/// on Zen 5 capped to AVX2, at 2 threads, oneDNN ran the products with K =
+/// 256 and the contraction's weight gradient at 96-133 GFLOP/s where
+/// OpenBLAS ran them at 161-193; the other three were within about 10 %.
+inline constexpr std::array<MeasuredGemm, 13> kMeasuredGemms = {{
+    {GemmClass::Small, 64, 64, 32, false, false},
+    {GemmClass::Medium, 256, 128, 128, false, false},
+    {GemmClass::Large, 512, 512, 512, false, false},
+    // The expansion 256 -> 1024: forward, input and weight gradients.
+    {GemmClass::Large, 2048, 1024, 256, false, false},
+    {GemmClass::Large, 2048, 256, 1024, false, true},
+    {GemmClass::Large, 256, 1024, 2048, true, false},
+    // The contraction 1024 -> 256.
+    {GemmClass::Large, 2048, 256, 1024, false, false},
+    {GemmClass::Large, 2048, 1024, 256, false, true},
+    {GemmClass::Large, 1024, 256, 2048, true, false},
+    {GemmClass::Thin, 1024, 1024, 64, true, false},
+    {GemmClass::Short, 64, 1024, 1024, false, false},
     // A convolution's im2col GEMM with 16 filters and its weight gradient.
-    {GemmClass::Narrow, 8192, 16, 144, false},
-    {GemmClass::Narrow, 144, 16, 8192, true},
+    {GemmClass::Narrow, 8192, 16, 144, false, false},
+    {GemmClass::Narrow, 144, 16, 8192, true, false},
 }};
 
 /// A class goes to the CBLAS only if it is this much faster than oneDNN
