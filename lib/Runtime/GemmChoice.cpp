@@ -140,18 +140,25 @@ loadGemmLibraries(const CompileOptions &options) {
   return threads;
 }
 
-llvm::Expected<GemmMeasurement>
-trellis::runtime::measureGemmLibraries(const CompileOptions &options) {
-  llvm::Expected<GemmThreads> threads = loadGemmLibraries(options);
-  if (!threads)
-    return threads.takeError();
+/// Times each of kMeasuredGemms in the libraries loadGemmLibraries loaded,
+/// on the `threads` they run on (best of 5, each GEMM's best of
+/// kMeasurePasses passes; on more than one thread, after 0.1 s of GEMMs that
+/// wake the cores), and chooses.
+static GemmMeasurement measureLoadedLibraries(GemmThreads threads) {
   GemmMeasurement result;
-  result.threads = *threads;
+  result.threads = threads;
   auto dnnl = lookupSymbol<DnnlSgemm>("dnnl_sgemm");
   auto cblas = lookupSymbol<CblasSgemm>("cblas_sgemm");
-  if (threads->openmp > 1 || threads->openblas > 1) {
-    constexpr int64_t n = 512;
-    std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), out(n * n, 0.0f);
+  // One set of operands for every GEMM, as large as the largest needs.
+  int64_t sizeA = 0, sizeB = 0, sizeC = 0;
+  for (const MeasuredGemm &gemm : kMeasuredGemms) {
+    sizeA = std::max(sizeA, gemm.m * gemm.k);
+    sizeB = std::max(sizeB, gemm.k * gemm.n);
+    sizeC = std::max(sizeC, gemm.m * gemm.n);
+  }
+  std::vector<float> a(sizeA, 0.5f), b(sizeB, 0.25f), out(sizeC, 0.0f);
+  if (threads.openmp > 1 || threads.openblas > 1) {
+    constexpr int64_t n = 512; // within every operand (the cube is measured)
     wakeCores([&] {
       if (dnnl)
         dnnl('N', 'N', n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f,
@@ -169,7 +176,6 @@ trellis::runtime::measureGemmLibraries(const CompileOptions &options) {
     for (auto [index, gemm] : llvm::enumerate(kMeasuredGemms)) {
       auto [gemmClass, m, n, k, transA, transB] = gemm;
       int64_t lda = transA ? m : k, ldb = transB ? k : n;
-      std::vector<float> a(m * k, 0.5f), b(k * n, 0.25f), out(m * n, 0.0f);
       auto keep = [&](GemmLibrary library, double gflops) {
         double &rate = best[index][static_cast<unsigned>(library)];
         rate = std::max(rate, gflops);
@@ -381,12 +387,9 @@ GemmChoice trellis::runtime::getHostGemmChoice(const CompileOptions &options) {
   llvm::scope_exit unlock([&] { (void)llvm::sys::fs::unlockFile(lockFd); });
   if (std::optional<GemmChoice> kept = readChoice(path))
     return known[path] = *kept;
-  llvm::Expected<GemmMeasurement> measured = measureGemmLibraries(options);
-  if (!measured) {
-    llvm::consumeError(measured.takeError());
+  // The libraries are loaded (above).
+  GemmMeasurement measured = measureLoadedLibraries(*threads);
+  if (!writeChoice(path, measured, options.gemmKernelVariables))
     return options.sgemm;
-  }
-  if (!writeChoice(path, *measured, options.gemmKernelVariables))
-    return options.sgemm;
-  return known[path] = measured->choice;
+  return known[path] = measured.choice;
 }

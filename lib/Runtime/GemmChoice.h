@@ -35,7 +35,7 @@ struct GemmThreads {
   int openblas = 0; // openblas_get_num_threads
 };
 
-/// What measureGemmLibraries found.
+/// What a measurement of the libraries found (getHostGemmChoice).
 struct GemmMeasurement {
   /// The threads it ran on.
   GemmThreads threads;
@@ -91,14 +91,6 @@ inline constexpr double kGemmChoiceMargin = 1.1;
 /// A library whose rate on the large shape is under this fraction of the
 /// other's is sick.
 inline constexpr double kSickGemmFraction = 0.5;
-
-/// Loads both libraries (at `options`' paths, OpenMP's runtime before
-/// oneDNN as the JIT loads them), times each of kMeasuredGemms on the
-/// threads the libraries run on (best of 5; on more than one, after 0.1 s
-/// of GEMMs that wake the cores) and chooses. An error if neither library
-/// is there.
-llvm::Expected<GemmMeasurement>
-measureGemmLibraries(const CompileOptions &options);
 
 /// Fills `measurement`'s `sick` and `choice` from its `gflops`: a library
 /// whose large-shape rate is under kSickGemmFraction of the other's (or 0:
