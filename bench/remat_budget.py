@@ -61,26 +61,42 @@ def run_model(name, text, shapes, chunk, work):
         path = f"{work}/chain.{budget}.mlir"
         message, code = transformer.remat(model, budget, chunk, path)
         met = budget
+        floor = None
         if code != 0:
             m = re.search(r"smallest predicted peak of any checkpointing schedule is (\d+) bytes", message)
             if not m:
                 sys.exit(message)
             met = int(m[1])
+            f = re.search(r"no schedule (?:of nested checkpoints )?goes below (\d+) bytes", message)
+            floor = int(f[1]) if f else None
             message, code = transformer.remat(model, met, chunk, path)
             if code != 0:
                 sys.exit(message)
         measured = transformer.peak(path, inputs, chunk, work)
         predicted = int(re.search(r"predicted peak (?:at most )?(\d+) bytes", message)[1])
         passes = re.search(r"\(([0-9.]+) forward passes\)", message)
-        rows.append((fraction, budget, met, measured, predicted, passes[1] if passes else "0.00",
-                     re.search(r"checkpointing layers (.*) of \d+;", message)[1]))
+        cost = re.search(r", cost (\d+) \(", message)
+        least = re.search(r"recomputes at least (\d+)", message)
+        # The lower bound on every fitting schedule's recomputation, in
+        # forward passes, and the schedule's cost over it.
+        if least and cost and int(cost[1]):
+            bound = float(passes[1]) * int(least[1]) / int(cost[1])
+            ratio = f"{int(cost[1]) / int(least[1]):.3f}" if int(least[1]) else "—"
+            versus = f"{bound:.2f} ({ratio} x)"
+        else:
+            versus = "—" if not least else "0.00"
+        rows.append((fraction, budget, met, floor, measured, predicted, passes[1] if passes else "0.00",
+                     versus, re.search(r"checkpointing layers (.*) of \d+;", message)[1]))
     print(f"\n{name}: store-all peak {stored} bytes")
-    print("| budget | accepted budget | measured peak | predicted | recomputation (forward passes) | schedule |")
-    print("|---|---|---|---|---|---|")
-    for fraction, budget, met, measured, predicted, passes, schedule in rows:
-        accepted = f"{met} ({met / stored:.0%})" if met != budget else "as asked"
+    print("| budget | accepted budget (no schedule below) | measured peak | predicted |"
+          " recomputation (forward passes) | lower bound (schedule / bound) | schedule |")
+    print("|---|---|---|---|---|---|---|")
+    for fraction, budget, met, floor, measured, predicted, passes, versus, schedule in rows:
+        accepted = f"{met} ({met / stored:.1%})" if met != budget else "as asked"
+        if floor:
+            accepted += f" (≥ {floor}, {floor / stored:.1%})"
         print(f"| {fraction:.0%} = {budget} | {accepted} | {measured} ({measured / stored:.0%}) | {predicted} |"
-              f" {passes} | `{schedule}` |")
+              f" {passes} | {versus} | `{schedule}` |")
 
 
 def main():

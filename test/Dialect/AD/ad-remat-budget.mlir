@@ -14,7 +14,7 @@
 // CHECK-STORE-NOT: ad.checkpoint
 // Slightly below: one checkpoint from the first narrow dense to the narrow
 // tanh, after the wide tanh (whose output the gradient needs anyway).
-// CHECK-MID: remark: ad-remat: checkpointing layers [2-5] of 15; predicted peak 71040 bytes within the budget of 72000 (all stored: 73216); recomputes 4 layers, cost 35328 (0.24 forward passes), the least of 89 schedules predicted; best uniform segments: every 7, 14 layers, cost 146688; optimum not computed (15 layers, exact-limit 5)
+// CHECK-MID: remark: ad-remat: checkpointing layers [2-5] of 15; predicted peak 71040 bytes within the budget of 72000 (all stored: 73216); recomputes 4 layers, cost 35328 (0.24 forward passes), the least of 71 schedules predicted; best uniform segments: every 7, 14 layers, cost 146688; the lower bound is 0 (its model fits the budget with every activation stored), checked against 71 predictions
 // CHECK-MID-LABEL: func.func @mixed
 // CHECK-MID: %[[D0:.*]] = nn.dense %{{.*}} -> tensor<32x128xf32>
 // CHECK-MID: %[[T0:.*]] = nn.tanh %[[D0]] : tensor<32x128xf32>

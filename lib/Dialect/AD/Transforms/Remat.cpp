@@ -11,6 +11,8 @@
 #include "trellis/Dialect/AD/Transforms/Passes.h"
 
 #include "PeakSimulation.h"
+#include "RematBound.h"
+#include "RematSchedule.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -306,23 +308,6 @@ private:
   /// Per layer, per result: (bytes, position of the last use in the block).
   SmallVector<SmallVector<std::pair<int64_t, int64_t>>> resultUses;
 };
-
-/// A checkpointed segment [first, last] of the chain (indices of layers)
-/// and the checkpoints nested in it: recomputing the segment in the backward
-/// pass stores only what its own schedule stores, and the nested segments
-/// are recomputed again when they are reversed (binomial checkpointing).
-struct Checkpoint {
-  int64_t first, last;
-  std::vector<Checkpoint> inner;
-
-  bool operator==(const Checkpoint &other) const {
-    return first == other.first && last == other.last && inner == other.inner;
-  }
-};
-
-/// The checkpointed segments of the chain, in order; layers outside them
-/// are stored.
-using Schedule = std::vector<Checkpoint>;
 
 /// The single-level schedule of a partition into segments.
 Schedule fromSegments(ArrayRef<Segment> segments) {
@@ -760,6 +745,15 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
       layerCost.push_back(chain.cost(i));
       forwardCost += chain.cost(i);
     }
+    // The lower bound's model, checked against every prediction: a model
+    // peak above a predicted one would void its claims.
+    SmallVector<Operation *> chainLayers;
+    for (int64_t i = 0; i < n; ++i)
+      chainLayers.push_back(chain.layer(i));
+    std::string noBound;
+    FailureOr<RematLowerBound> bound = RematLowerBound::analyze(
+        getOperation(), fn, chainLayers, layerCost, attentionChunk, noBound);
+    std::optional<std::string> boundViolated;
     auto evaluate = [&](Schedule schedule) -> FailureOr<Candidate> {
       // Once per schedule: candidates and the searches meet the same ones.
       bool known = predicted.contains(describe(schedule));
@@ -768,10 +762,19 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
         return failure();
       Candidate c{std::move(schedule), *peak, 0, 0};
       recomputation(c.schedule, layerCost, c.layers, c.cost);
-      if (printPredictions && !known)
-        mlir::emitRemark(fn.getLoc(), "ad-remat: schedule ")
+      int64_t modelPeak = succeeded(bound) ? bound->peak(c.schedule) : 0;
+      if (succeeded(bound) && modelPeak > c.peak && !boundViolated)
+        boundViolated = describe(c.schedule) + " (model " +
+                        std::to_string(modelPeak) + " > predicted " +
+                        std::to_string(c.peak) + ")";
+      if (printPredictions && !known) {
+        InFlightDiagnostic remark =
+            mlir::emitRemark(fn.getLoc(), "ad-remat: schedule ")
             << describe(c.schedule) << ": " << predictedPeak(c.schedule)
             << c.peak << " bytes, recomputation cost " << c.cost;
+        if (succeeded(bound))
+          remark << ", lower-bound model " << modelPeak << " bytes";
+      }
       return c;
     };
     FailureOr<Candidate> allStored = evaluate({});
@@ -835,6 +838,12 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
       if (int64_t floor = resultBytes(entries); budget < floor)
         error << "; no schedule goes below " << floor
               << " bytes, what the results take";
+      else if (succeeded(bound) && !boundViolated &&
+               budget < bound->smallestPeak())
+        error << "; no schedule of nested checkpoints goes below "
+              << bound->smallestPeak()
+              << " bytes (the lower bound's model, checked against "
+              << predicted.size() << " predictions)";
       return error;
     }
     // The model's cheapest schedule for the largest activation limit whose
@@ -866,6 +875,28 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
         int64_t limit = low + (high - low + 1) / 2;
         FailureOr<Schedule> schedule = nested.schedule(limit);
         if (failed(schedule)) {
+          low = limit;
+          continue;
+        }
+        FailureOr<Candidate> c = evaluate(std::move(*schedule));
+        if (failed(c))
+          return failure();
+        consider(*c);
+        if (c->peak <= budget)
+          low = limit;
+        else
+          high = limit - 1;
+      }
+    }
+    // The lower bound's optimal schedules: its model counts less than the
+    // lowered code holds, so the largest limit at most the budget whose
+    // schedule's prediction fits.
+    if (succeeded(bound) && !exhaustive) {
+      int64_t low = bound->smallestPeak(), high = budget;
+      for (int step = 0; step < 12 && low < high; ++step) {
+        int64_t limit = low + (high - low + 1) / 2;
+        std::optional<Schedule> schedule = bound->schedule(limit);
+        if (!schedule) {
           low = limit;
           continue;
         }
@@ -941,9 +972,22 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     if (exhaustive)
       remark << "; optimal: the exhaustive search predicted every schedule "
                 "of nested checkpoints";
-    else
-      remark << "; optimum not computed (" << n << " layers, exact-limit "
-             << exactLimit.getValue() << ")";
+    if (failed(bound)) {
+      remark << "; no lower bound (" << noBound << ")";
+    } else if (boundViolated) {
+      remark << "; no lower bound (its model exceeds the prediction of "
+             << *boundViolated << ")";
+    } else if (std::optional<int64_t> least = bound->leastCost(budget)) {
+      if (*least > 0)
+        remark << "; every schedule within the budget recomputes at least "
+               << *least << " (this one "
+               << llvm::formatv("{0:F3}", double(best->cost) / *least).str()
+               << " x that lower bound)";
+      else
+        remark << "; the lower bound is 0 (its model fits the budget with "
+                  "every activation stored)";
+      remark << ", checked against " << predicted.size() << " predictions";
+    }
     return best->schedule;
   }
 

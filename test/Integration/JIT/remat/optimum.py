@@ -17,6 +17,10 @@ a narrow dense layer. For each:
   smallest feasible budget and the budget midway between it and the
   store-all peak: feasible exactly where the optimum is, and at most
   1.1 × its recomputation cost;
+* the lower bound (RematBound.h): its model of every schedule is at most
+  the schedule's prediction; its least recomputation for each budget is at
+  most the optimum's, and where it proves a budget infeasible, its floor
+  is at most the smallest predicted peak;
 * the exhaustive planning itself (`exact-limit=7`) at the midway budget:
   it chooses an optimum, whose measured peak_tensor_bytes (`trellis-run
   --stats`) equals the prediction and is within the budget.
@@ -115,7 +119,10 @@ REMARK = re.compile(r"checkpointing layers (.*) of (\d+); predicted peak (\d+) b
                     r"the budget of \d+ \(all stored: (\d+)\); recomputes (\d+) layers, cost (\d+)")
 STORED = re.compile(r"with every activation stored \((\d+) bytes\) fits")
 INFEASIBLE = re.compile(r"smallest predicted peak of any checkpointing schedule is (\d+) bytes")
-PREDICTION = re.compile(r"ad-remat: schedule (.*): predicted peak (\d+) bytes, recomputation cost (\d+)")
+PREDICTION = re.compile(r"ad-remat: schedule (.*): predicted peak (\d+) bytes, recomputation cost (\d+)"
+                        r", lower-bound model (\d+) bytes")
+LEAST = re.compile(r"recomputes at least (\d+) \(this one|the lower bound is (0) \(its model")
+FLOOR = re.compile(r"no schedule of nested checkpoints goes below (\d+) bytes")
 
 
 def remat(model, options, path):
@@ -128,15 +135,19 @@ def plan(model, budget, limit, path):
     """(feasible, schedule, predicted peak, cost, smallest peak if not)."""
     code, err = remat(model, f"budget={budget} exact-limit={limit}", path)
     if (m := INFEASIBLE.search(err)) and code != 0:
-        return dict(feasible=False, smallest=int(m.group(1)))
+        floor = FLOOR.search(err)
+        return dict(feasible=False, smallest=int(m.group(1)),
+                    floor=int(floor.group(1)) if floor else None)
     if (m := STORED.search(err)) and code == 0:
         return dict(feasible=True, schedule="none", peak=int(m.group(1)), cost=0,
                     optimal="all stored")
     m = REMARK.search(err)
     if code != 0 or not m:
         sys.exit(f"unexpected ad-remat output for budget {budget}, exact-limit {limit}:\n{err}")
+    least = LEAST.search(err)
     return dict(feasible=True, schedule=m.group(1), peak=int(m.group(3)),
-                cost=int(m.group(6)), optimal="optimal:" in err)
+                cost=int(m.group(6)), optimal="optimal:" in err,
+                least=int(least.group(1) or least.group(2)) if least else None)
 
 
 for name, text, shapes in chains():
@@ -146,12 +157,18 @@ for name, text, shapes in chains():
     inputs = write_inputs(work, shapes)
     _, err = remat(model, "budget=1 exact-limit=7 print-predictions=true", f"{work}/probe.mlir")
     table = {m.group(1): (int(m.group(2)), int(m.group(3))) for m in PREDICTION.finditer(err)}
+    model_peaks = {m.group(1): int(m.group(4)) for m in PREDICTION.finditer(err)}
     all_stored = table["none"][0]
     measured_all = peak(model, inputs, 128, work)
     smallest = min(p for p, _ in table.values())
     report(len(table) == count(6) and measured_all == all_stored, f"{name}.oracle",
            f"{len(table)} schedules predicted; store-all peak {all_stored} bytes "
            f"(measured {measured_all}), smallest {smallest}")
+    # The lower bound's model of every schedule is at most its prediction.
+    over = [s for s, p in model_peaks.items() if p > table[s][0]]
+    report(len(model_peaks) == len(table) and not over, f"{name}.bound-model",
+           f"the lower bound's model within the prediction for {len(model_peaks) - len(over)} "
+           f"of {len(table)} schedules" + (f"; above it for {over[0]}" if over else ""))
 
     def optimum(budget):
         fits = [(c, p, s) for s, (p, c) in table.items() if p <= budget]
@@ -168,11 +185,22 @@ for name, text, shapes in chains():
             report(not cand["feasible"] and cand["smallest"] >= smallest, f"{tag}.infeasible",
                    f"budget {budget}: no schedule fits (smallest peak {smallest}); the "
                    f"candidates' smallest {cand.get('smallest')}")
+            # The bound's floor, where it proves the budget infeasible, is
+            # at most the true smallest peak.
+            if cand.get("floor") is not None:
+                report(budget < cand["floor"] <= smallest, f"{tag}.bound-floor",
+                       f"budget {budget}: no schedule below {cand['floor']} by the lower bound "
+                       f"(the smallest peak {smallest})")
             continue
         if not cand["feasible"]:
             report(False, f"{tag}.candidates", f"budget {budget}: infeasible (smallest "
                    f"{cand['smallest']}) where the optimum {best[2]} fits")
             continue
+        # The lower bound on every fitting schedule's recomputation is at
+        # most the optimum's.
+        if cand.get("least") is not None:
+            report(cand["least"] <= best[0], f"{tag}.bound",
+                   f"budget {budget}: the lower bound {cand['least']} <= the optimum's cost {best[0]}")
         ratio = cand["cost"] / best[0] if best[0] else (1.0 if cand["cost"] == 0 else float("inf"))
         report(cand["cost"] <= 1.1 * best[0] and cand["peak"] <= budget, f"{tag}.candidates",
                f"budget {budget}: {cand['schedule']}, cost {cand['cost']} = {ratio:.3f} x the "

@@ -1,0 +1,614 @@
+//===- RematBound.cpp - A floor under ad-remat's recomputation ------------===//
+//
+// The model (docs/reversible.md, "A lower bound"). Every schedule reverses
+// the chain's layers in reverse order, each layer's reverse-rule ops as one
+// group; the moment layer i's reversal starts (its first such op) is a
+// point of the lowered program at which the values below are all live
+// (defined before it, read at or after it), each in a buffer of its own:
+//
+//  * the values of the reverse sweep live there in the derivative with
+//    every activation stored (cotangents on their way, gradients computed),
+//    which do not depend on the schedule;
+//  * layer i's own results that its rule reads;
+//  * for every level of checkpoints around i and every boundary of that
+//    level before i's element, the results of the layer just before the
+//    boundary that the elements on either side still need: read by that
+//    layer's rule if it is stored, by the next layer's rule if that is
+//    stored, or, if the next element is a checkpoint, needed to recompute a
+//    value some rule in it reads.
+//
+// Each value is counted at one boundary only (its producer's), so the sum
+// is at most what the lowered code holds: its peak. The least-cost search
+// over schedules is a dynamic program over (suffix of a level, what
+// precedes it, bytes left) in the manner of Revolve for heterogeneous
+// chains, with bytes rounded down to units, which keeps it a lower bound.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RematBound.h"
+
+#include "PeakSimulation.h"
+
+#include "trellis/Dialect/AD/IR/AD.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <algorithm>
+#include <limits>
+
+using namespace mlir;
+using namespace trellis::ad;
+
+namespace {
+
+constexpr llvm::StringLiteral kLayerAttr = "trellis.remat_layer";
+constexpr llvm::StringLiteral kLayerLocPrefix = "trellis.remat_layer.";
+constexpr int64_t kInfeasible = std::numeric_limits<int64_t>::max();
+constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+/// The table's size: entries over all suffixes, flags and units.
+constexpr int64_t kMaxEntries = 6'000'000;
+
+/// The layer a location names ("trellis.remat_layer.<i>" anywhere in it),
+/// or -1 if it names none or several.
+int64_t layerOfLocation(Location loc) {
+  int64_t found = -1;
+  bool several = false;
+  loc->walk([&](Location l) {
+    if (auto name = dyn_cast<NameLoc>(l)) {
+      StringRef text = name.getName().strref();
+      int64_t index;
+      if (text.consume_front(kLayerLocPrefix) &&
+          !text.getAsInteger(10, index)) {
+        several |= found >= 0 && found != index;
+        found = index;
+      }
+    }
+    return WalkResult::advance();
+  });
+  return several ? -1 : found;
+}
+
+/// Ops whose results may share their operands' buffers (views, casts,
+/// barriers) or need none of their own (constants, empty tensors): their
+/// results are not counted.
+bool ownsNoBuffer(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  return isa<ViewLikeOpInterface, tensor::CollapseShapeOp,
+             tensor::ExpandShapeOp, tensor::ExtractSliceOp, tensor::CastOp,
+             tensor::ReshapeOp, tensor::EmptyOp, BarrierOp>(op) ||
+         op->hasTrait<OpTrait::ConstantLike>() || name == "nn.flatten" ||
+         name == "nn.reversible_swap";
+}
+
+/// What the runtime's aligned allocation adds to every buffer
+/// (peak_tensor_bytes counts it).
+constexpr int64_t kAllocationPadding = 64;
+
+/// Bytes the buffer of a statically shaped float tensor takes, else 0.
+int64_t tensorBytes(Value v) {
+  auto tensor = dyn_cast<RankedTensorType>(v.getType());
+  if (!tensor || !isa<FloatType>(tensor.getElementType()) ||
+      !tensor.hasStaticShape())
+    return 0;
+  return tensor.getNumElements() *
+             tensor.getElementType().getIntOrFloatBitWidth() / 8 +
+         kAllocationPadding;
+}
+
+} // namespace
+
+FailureOr<RematLowerBound>
+RematLowerBound::analyze(ModuleOp module, func::FuncOp fn,
+                         ArrayRef<Operation *> layers,
+                         ArrayRef<int64_t> layerCost, int64_t attentionChunk,
+                         std::string &whyNot) {
+  MLIRContext *context = module.getContext();
+  // A copy with each layer tagged: its forward op by an attribute, the ops
+  // its rule builds by the location they inherit from it.
+  OwningOpRef<ModuleOp> copy = module.clone();
+  Block &original = fn.getBody().front();
+  auto copiedFn = copy->lookupSymbol<func::FuncOp>(fn.getSymName());
+  SmallVector<Operation *> copiedOps;
+  for (Operation &op : copiedFn.getBody().front())
+    copiedOps.push_back(&op);
+  Builder b(context);
+  for (auto [index, layer] : llvm::enumerate(layers)) {
+    int64_t position = std::distance(original.begin(), layer->getIterator());
+    Operation *copied = copiedOps[position];
+    copied->setAttr(kLayerAttr, b.getI64IntegerAttr(index));
+    copied->setLoc(NameLoc::get(
+        b.getStringAttr(kLayerLocPrefix + std::to_string(index)),
+        copied->getLoc()));
+  }
+  PassManager pm(context, ModuleOp::getOperationName());
+  std::string errors;
+  llvm::raw_string_ostream errorStream(errors);
+  if (failed(parsePassPipeline("ad-differentiate", pm, errorStream))) {
+    whyNot = "ad-differentiate is not registered";
+    return failure();
+  }
+  {
+    std::string firstError;
+    ScopedDiagnosticHandler quiet(context, [&](Diagnostic &diagnostic) {
+      if (diagnostic.getSeverity() == DiagnosticSeverity::Error &&
+          firstError.empty())
+        firstError = diagnostic.str();
+      return success();
+    });
+    if (failed(pm.run(*copy))) {
+      whyNot = "differentiating a copy failed: " + firstError;
+      return failure();
+    }
+  }
+  // The derivative: the function other than `fn` holding tagged ops.
+  func::FuncOp derivative;
+  copy->walk([&](func::FuncOp f) {
+    if (derivative || f.getSymName() == fn.getSymName())
+      return;
+    if (f.walk([](Operation *op) {
+           return op->hasAttr(kLayerAttr) ? WalkResult::interrupt()
+                                          : WalkResult::advance();
+         }).wasInterrupted())
+      derivative = f;
+  });
+  if (!derivative || !derivative.getBody().hasOneBlock()) {
+    whyNot = "no derivative of one block holds the chain";
+    return failure();
+  }
+  Block &body = derivative.getBody().front();
+  DenseMap<Operation *, int64_t> position;
+  for (auto [index, op] : llvm::enumerate(body))
+    position[&op] = index;
+
+  RematLowerBound bound;
+  int64_t n = layers.size();
+  bound.n = n;
+  bound.cost.assign(layerCost.begin(), layerCost.end());
+  for (int64_t c : layerCost)
+    bound.costPrefix.push_back(bound.costPrefix.back() + c);
+
+  // Each layer's rule ops (outside constants and empty tensors, which
+  // canonicalization hoists) and the first of them: its moment.
+  auto ruleLayer = [&](Operation *op) -> int64_t {
+    if (op->hasTrait<OpTrait::ConstantLike>() || isa<tensor::EmptyOp>(op))
+      return -1;
+    return layerOfLocation(op->getLoc());
+  };
+  int64_t forwardEnd = kNever;
+  for (Operation &op : body)
+    if (!op.hasAttr(kLayerAttr))
+      if (int64_t layer = ruleLayer(&op); layer >= 0 && layer < n)
+        forwardEnd = std::min(forwardEnd, position[&op]);
+  // The forward ops of the layers, before every rule op.
+  std::vector<Operation *> forwardOp(n, nullptr);
+  for (Operation &op : body)
+    if (auto attr = op.getAttrOfType<IntegerAttr>(kLayerAttr);
+        attr && position[&op] < forwardEnd && attr.getInt() < n)
+      forwardOp[attr.getInt()] = &op;
+  auto forwardLayer = [&](Value v) -> int64_t {
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != &body || position[def] >= forwardEnd)
+      return -1;
+    auto attr = def->getAttrOfType<IntegerAttr>(kLayerAttr);
+    return attr ? attr.getInt() : -1;
+  };
+
+  // What each layer's rule reads of the forward values, and the last
+  // position it reads each at.
+  std::vector<DenseMap<Value, int64_t>> reads(n);
+  // Each layer's rule ops (their positions): the moments its reversal may
+  // be taken at.
+  std::vector<SmallVector<int64_t>> ruleOps(n);
+  // Where an op reads its operands: a transpose or a view is read through
+  // by its consumers, so at their last position.
+  std::function<int64_t(Operation *)> readsAt = [&](Operation *op) {
+    Operation *top = body.findAncestorOpInBlock(*op);
+    if (top != op || !(isa<linalg::TransposeOp>(op) || ownsNoBuffer(op)))
+      return position[top];
+    int64_t last = position[top];
+    for (Value result : op->getResults())
+      for (Operation *user : result.getUsers())
+        last = std::max(last, readsAt(user));
+    return last;
+  };
+  derivative.walk([&](Operation *op) {
+    Operation *top = body.findAncestorOpInBlock(*op);
+    if (!top || position[top] < forwardEnd)
+      return;
+    int64_t layer = layerOfLocation(op->getLoc());
+    if (layer < 0 || layer >= n)
+      return;
+    if (op == top && ruleLayer(op) == layer)
+      ruleOps[layer].push_back(position[top]);
+    for (Value operand : op->getOperands())
+      if (forwardLayer(operand) >= 0) {
+        int64_t &last = reads[layer].try_emplace(operand, -1).first->second;
+        last = std::max(last, readsAt(op));
+      }
+  });
+
+  // What an nn op's lowering allocates at once when the op runs alone:
+  // a function of that op, lowered as the module is, replayed (memoised by
+  // the op's text).
+  llvm::StringMap<int64_t> isolated;
+  auto isolatedPeak = [&](Operation *op) -> int64_t {
+    if (op->getName().getDialectNamespace() != "nn" ||
+        op->getNumRegions() || ownsNoBuffer(op))
+      return 0;
+    std::string key;
+    llvm::raw_string_ostream keyStream(key);
+    op->print(keyStream, OpPrintingFlags().skipRegions().elideLargeElementsAttrs());
+    // The operand names differ between ops of one kind: only what follows
+    // the op's name matters (its attributes and types).
+    key = key.substr(key.find(op->getName().getStringRef()));
+    // Results nothing reads may not be computed in context: the function
+    // returns only those read.
+    SmallVector<Value> used;
+    for (Value result : op->getResults()) {
+      key += result.use_empty() ? " unused" : " used";
+      if (!result.use_empty())
+        used.push_back(result);
+    }
+    if (auto it = isolated.find(key); it != isolated.end())
+      return it->second;
+    Location loc = op->getLoc();
+    OwningOpRef<ModuleOp> probe = ModuleOp::create(loc);
+    OpBuilder pb(probe->getBodyRegion());
+    auto probeFn = func::FuncOp::create(
+        pb, loc, "probe",
+        pb.getFunctionType(op->getOperandTypes(), ValueRange(used).getTypes()));
+    Block *entry = probeFn.addEntryBlock();
+    pb.setInsertionPointToStart(entry);
+    IRMapping mapping;
+    mapping.map(op->getOperands(), entry->getArguments());
+    Operation *clone = pb.clone(*op, mapping);
+    SmallVector<Value> returned;
+    for (Value result : used)
+      returned.push_back(clone->getResult(cast<OpResult>(result).getResultNumber()));
+    func::ReturnOp::create(pb, loc, returned);
+    std::string ignored;
+    std::string names[] = {"probe"};
+    FailureOr<PeakBytes> peak =
+        predictPeakBytes(*probe, names, attentionChunk, ignored);
+    // An upper bound (or no prediction) proves nothing: count the results.
+    int64_t bytes = 0;
+    if (succeeded(peak) && peak->exact)
+      bytes = peak->bytes;
+    else
+      for (Value result : used)
+        bytes += tensorBytes(result);
+    isolated[key] = bytes;
+    return bytes;
+  };
+
+  // Until where a value of the reverse sweep certainly has a buffer: its
+  // last read (through views and transposes, which GEMM calls read
+  // through) if an op that is not element-wise computes it; if an
+  // element-wise op does, fusion could move it into an element-wise
+  // consumer, so only its last read by an op that needs it in a buffer (a
+  // GEMM, an op outside linalg, the return).
+  std::function<int64_t(Value, bool)> lastRead = [&](Value v,
+                                                     bool materialized) {
+    int64_t last = -1;
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      Operation *top = body.findAncestorOpInBlock(*user);
+      if (!top)
+        continue;
+      if (top == user &&
+          (isa<linalg::TransposeOp>(user) || ownsNoBuffer(user))) {
+        for (Value result : user->getResults())
+          last = std::max(last, lastRead(result, materialized));
+        continue;
+      }
+      auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+      if (!materialized || !linalgOp ||
+          (top == user && linalgOp.isDpsInput(&use) &&
+           isa<linalg::ContractionOpInterface>(user)))
+        last = std::max(last, position[top]);
+    }
+    return last;
+  };
+  auto elementwise = [](Operation *op) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    return linalgOp && linalgOp.getNumParallelLoops() == linalgOp.getNumLoops();
+  };
+  // The reverse sweep's values that have buffers of their own: (defined at,
+  // held until, bytes). Transposes, fills and broadcasts may be folded into
+  // their consumers and are left out.
+  struct Held {
+    int64_t from, until, bytes;
+  };
+  SmallVector<Held> reverseValues;
+  for (Operation &op : body) {
+    if (position[&op] < forwardEnd || ownsNoBuffer(&op) ||
+        isa<linalg::TransposeOp, linalg::FillOp, linalg::BroadcastOp>(op))
+      continue;
+    bool fusible = elementwise(&op) && !isa<linalg::ContractionOpInterface>(op);
+    for (Value result : op.getResults())
+      if (int64_t bytes = tensorBytes(result))
+        reverseValues.push_back(
+            {position[&op], lastRead(result, fusible), bytes});
+  }
+
+  // Each layer's moment: the rule op at which the most is certainly live
+  // (what the reverse sweep holds, including a GEMM's fresh result, and the
+  // layer's forward values its rule still reads).
+  bound.hasMoment.assign(n, false);
+  bound.held.assign(n, 0);
+  std::vector<int64_t> moment(n, kNever);
+  for (int64_t i = 0; i < n; ++i) {
+    if (!forwardOp[i] || ruleOps[i].empty())
+      continue;
+    bound.hasMoment[i] = true;
+    int64_t best = -1;
+    for (int64_t at : ruleOps[i]) {
+      int64_t live = 0;
+      for (const Held &h : reverseValues)
+        if (h.from < at && h.until >= at)
+          live += h.bytes;
+      // A GEMM's result is a fresh buffer beside its operands; an nn op
+      // (attention_grad, say) holds what its own lowering allocates at
+      // once, results and workspace, less what it may reuse.
+      Operation *op = &*std::next(body.begin(), at);
+      if (isa<linalg::ContractionOpInterface>(op))
+        for (Value result : op->getResults())
+          live += tensorBytes(result);
+      else if (int64_t alone = isolatedPeak(op)) {
+        // In place of an operand it reads last, the op may write a result:
+        // alone, it could not.
+        for (Value operand : op->getOperands())
+          if (lastRead(operand, false) <= at)
+            alone -= tensorBytes(operand);
+        live += std::max<int64_t>(alone, 0);
+      }
+      int64_t own = 0, previous = 0;
+      for (auto [value, last] : reads[i])
+        if (last >= at) {
+          int64_t layer = forwardLayer(value);
+          if (layer == i && !ownsNoBuffer(forwardOp[i]))
+            own += tensorBytes(value);
+          else if (layer == i - 1 && !ownsNoBuffer(forwardOp[i - 1]))
+            previous += tensorBytes(value);
+        }
+      if (live + own + previous > best) {
+        best = live + own + previous;
+        moment[i] = at;
+        bound.held[i] = live + own;
+      }
+    }
+  }
+
+  // The boundaries: what crosses from layer a-1 to layer a.
+  bound.crossings.assign(n, {});
+  SmallVector<std::pair<int64_t, Crossing>> farCrossings;
+  for (int64_t a = 1; a < n; ++a) {
+    Operation *producer = forwardOp[a - 1];
+    if (!producer || ownsNoBuffer(producer))
+      continue;
+    for (Value v : producer->getResults()) {
+      int64_t bytes = tensorBytes(v);
+      if (!bytes)
+        continue;
+      // The layers from a on whose forward values depend on v.
+      llvm::SmallPtrSet<Value, 32> tainted;
+      tainted.insert(v);
+      std::vector<bool> depends(n, false);
+      for (Operation &op : body) {
+        int64_t at = position[&op];
+        if (at <= position[producer] || at >= forwardEnd)
+          continue;
+        bool uses = false;
+        op.walk([&](Operation *inner) {
+          for (Value operand : inner->getOperands())
+            uses |= tainted.contains(operand);
+        });
+        if (!uses)
+          continue;
+        for (Value result : op.getResults())
+          tainted.insert(result);
+        if (auto attr = op.getAttrOfType<IntegerAttr>(kLayerAttr);
+            attr && attr.getInt() >= a && attr.getInt() < n)
+          depends[attr.getInt()] = true;
+      }
+      int64_t firstNeed = kNever;
+      for (int64_t k = a; k < n && firstNeed == kNever; ++k)
+        for (auto [read, last] : reads[k]) {
+          int64_t from = forwardLayer(read);
+          if (read == v || (from >= a && from <= k && depends[from])) {
+            firstNeed = k;
+            break;
+          }
+        }
+      auto next = reads[a].find(v);
+      bool readByNext = next != reads[a].end();
+      bool readAtMoment = readByNext && next->second >= moment[a];
+      bound.crossings[a].push_back({bytes, reads[a - 1].contains(v),
+                                    readAtMoment, readByNext, firstNeed});
+      // A value read first by a later layer's rule (attention's queries and
+      // keys, say), and needed by nothing before it, crosses at that
+      // layer's boundary instead: live from there on whatever precedes.
+      if (firstNeed != kNever && firstNeed > a && !reads[a - 1].contains(v))
+        if (auto far = reads[firstNeed].find(v); far != reads[firstNeed].end())
+          farCrossings.push_back(
+              {firstNeed,
+               Crossing{bytes, false, far->second >= moment[firstNeed], true,
+                        firstNeed}});
+    }
+  }
+  for (auto &[a, crossing] : farCrossings)
+    bound.crossings[a].push_back(crossing);
+  bound.solve();
+  return bound;
+}
+
+RematLowerBound::Charge RematLowerBound::charge(int64_t a, int64_t flag,
+                                                int64_t k) const {
+  Charge c;
+  if (flag == kFirst)
+    return c;
+  for (const Crossing &x : crossings[a]) {
+    bool byPrevious = flag == kAfterStored && x.readByProducer;
+    if (k == a) {
+      if (byPrevious || x.readAtMoment)
+        c.now += x.bytes;
+      if (byPrevious || x.readByNext)
+        c.after += x.bytes;
+    } else if (byPrevious || x.firstNeed <= k) {
+      // While the checkpoint itself is reversed, its body's first element
+      // holds what crosses.
+      c.after += x.bytes;
+    }
+  }
+  return c;
+}
+
+int64_t RematLowerBound::levelPeak(const Schedule &schedule, int64_t first,
+                                   int64_t last, int64_t heldAbove,
+                                   int64_t flag) const {
+  int64_t peak = 0, holding = heldAbove;
+  size_t next = 0;
+  for (int64_t a = first; a <= last;) {
+    bool checkpointed = next < schedule.size() && schedule[next].first == a;
+    int64_t k = checkpointed ? schedule[next].last : a;
+    Charge c = charge(a, flag, k);
+    if (checkpointed)
+      peak = std::max(peak,
+                      levelPeak(schedule[next].inner, a, k, holding, flag));
+    else if (hasMoment[a])
+      peak = std::max(peak, holding + c.now + held[a]);
+    holding += c.after;
+    flag = checkpointed ? kAfterCheckpoint : kAfterStored;
+    next += checkpointed;
+    a = k + 1;
+  }
+  return peak;
+}
+
+int64_t RematLowerBound::peak(const Schedule &schedule) const {
+  return levelPeak(schedule, 0, n - 1, 0, kFirst);
+}
+
+int64_t RematLowerBound::entry(int64_t a, int64_t b, int64_t flag,
+                               bool levelStart) const {
+  return ((b * (b + 1) / 2 + a) * kStates + flag * 2 + levelStart) *
+         (units + 1);
+}
+
+void RematLowerBound::solve() {
+  int64_t storeAll = peak({});
+  int64_t pairs = n * (n + 1) / 2;
+  int64_t target =
+      std::clamp<int64_t>(kMaxEntries / (kStates * pairs), 64, 4000);
+  unitBytes = 1;
+  while (unitBytes * 2 * target <= storeAll)
+    unitBytes *= 2;
+  units = llvm::divideCeil(std::max<int64_t>(storeAll, 1), unitBytes);
+  table.assign(pairs * kStates * (units + 1), kInfeasible);
+  choice.assign(table.size(), -1);
+  // Whether any layer of [a, b] has a moment: a part without one fits any
+  // budget.
+  std::vector<int64_t> momentsPrefix{0};
+  for (int64_t i = 0; i < n; ++i)
+    momentsPrefix.push_back(momentsPrefix.back() + hasMoment[i]);
+  auto anyMoment = [&](int64_t a, int64_t b) {
+    return momentsPrefix[b + 1] > momentsPrefix[a];
+  };
+  auto lookup = [&](int64_t a, int64_t b, int64_t flag, bool levelStart,
+                    int64_t m) {
+    if (a > b)
+      return int64_t(0);
+    if (m < 0)
+      return anyMoment(a, b) ? kInfeasible : 0;
+    return table[entry(a, b, flag, levelStart) + std::min(m, units)];
+  };
+  auto inUnits = [&](int64_t bytes) { return bytes / unitBytes; };
+  // Shorter suffixes first; for one suffix, a level's start before the
+  // same suffix as a rest (a checkpoint [a, b] that is not a level's whole
+  // reads its body's table).
+  for (int64_t length = 1; length <= n; ++length)
+    for (int64_t a = 0; a + length <= n; ++a) {
+      int64_t b = a + length - 1;
+      for (bool levelStart : {true, false})
+        for (int64_t flag = 0; flag < 3; ++flag) {
+          // Only the chain's first layer has no boundary before it.
+          if ((flag == kFirst) != (a == 0) || (a == 0 && !levelStart))
+            continue;
+          int64_t base = entry(a, b, flag, levelStart);
+          for (int64_t k = a; k <= b; ++k) {
+            // A level that is one checkpoint whole recomputes it for
+            // nothing.
+            if (k > a && levelStart && k == b)
+              continue;
+            Charge c = charge(a, flag, k);
+            int64_t now = inUnits(c.now), after = inUnits(c.after);
+            int64_t recompute =
+                k == a ? 0 : costPrefix[k + 1] - costPrefix[a];
+            int64_t need =
+                k == a && hasMoment[a] ? now + inUnits(held[a]) : 0;
+            int64_t restFlag = k == a ? kAfterStored : kAfterCheckpoint;
+            for (int64_t m = need; m <= units; ++m) {
+              int64_t inner = k == a ? 0 : lookup(a, k, flag, true, m);
+              int64_t rest = lookup(k + 1, b, restFlag, false, m - after);
+              if (inner == kInfeasible || rest == kInfeasible)
+                continue;
+              int64_t total = recompute + inner + rest;
+              if (total < table[base + m]) {
+                table[base + m] = total;
+                choice[base + m] = static_cast<int16_t>(k);
+              }
+            }
+          }
+        }
+    }
+}
+
+int64_t RematLowerBound::smallestPeak() const {
+  int64_t m = 0, base = entry(0, n - 1, kFirst, true);
+  while (m < units && table[base + m] == kInfeasible)
+    ++m;
+  return m * unitBytes;
+}
+
+std::optional<int64_t> RematLowerBound::leastCost(int64_t budget) const {
+  if (budget < 0)
+    return std::nullopt;
+  int64_t cost = table[entry(0, n - 1, kFirst, true) +
+                       std::min(units, budget / unitBytes)];
+  if (cost == kInfeasible)
+    return std::nullopt;
+  return cost;
+}
+
+Schedule RematLowerBound::build(int64_t a, int64_t b, int64_t m, int64_t flag,
+                                bool levelStart) const {
+  Schedule result;
+  while (a <= b && m >= 0) {
+    int64_t k = choice[entry(a, b, flag, levelStart) + std::min(m, units)];
+    if (k < 0)
+      break;
+    Charge c = charge(a, flag, k);
+    if (k > a)
+      result.push_back({a, k, build(a, k, m, flag, true)});
+    m -= c.after / unitBytes;
+    flag = k > a ? kAfterCheckpoint : kAfterStored;
+    levelStart = false;
+    a = k + 1;
+  }
+  return result;
+}
+
+std::optional<Schedule> RematLowerBound::schedule(int64_t budget) const {
+  if (!leastCost(budget))
+    return std::nullopt;
+  return build(0, n - 1, std::min(units, budget / unitBytes), kFirst, true);
+}

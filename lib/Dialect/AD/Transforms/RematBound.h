@@ -1,0 +1,114 @@
+//===- RematBound.h - A floor under ad-remat's recomputation ----*- C++ -*-===//
+//
+// ad-remat chooses among schedules of nested checkpoints by the lowered
+// code's peak, which it predicts exactly (PeakSimulation.h) but cannot
+// search exhaustively beyond short chains. RematLowerBound bounds the search
+// from below: a model that counts, at each layer's reversal, only bytes the
+// lowered code must hold then (whatever it fuses or frees), so that no
+// schedule's model peak exceeds its lowered peak, and a dynamic program that
+// finds the least recomputation of any schedule within a budget under that
+// model. Every schedule the budget admits therefore recomputes at least
+// that much: the chosen schedule's cost over it bounds the distance to the
+// optimum, and a budget below the model's smallest peak is infeasible.
+// docs/reversible.md, "A lower bound", states what is counted and why.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRELLIS_LIB_DIALECT_AD_TRANSFORMS_REMATBOUND_H
+#define TRELLIS_LIB_DIALECT_AD_TRANSFORMS_REMATBOUND_H
+
+#include "RematSchedule.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace trellis::ad {
+
+class RematLowerBound {
+public:
+  /// Builds the model of `fn`'s chain `layers` (its top-level ops in program
+  /// order; `layerCost[i]` is what recomputing layer i costs) from the
+  /// derivative ad-differentiate builds for a copy of `module` with every
+  /// activation stored: which forward values each layer's reverse rule
+  /// reads, and which values of the reverse sweep are live when each
+  /// layer's reversal starts; nn ops' own allocations are replayed with the
+  /// lowering's `attentionChunk`. Fails with a reason in `whyNot` if the
+  /// copy cannot be differentiated.
+  static mlir::FailureOr<RematLowerBound>
+  analyze(mlir::ModuleOp module, mlir::func::FuncOp fn,
+          llvm::ArrayRef<mlir::Operation *> layers,
+          llvm::ArrayRef<int64_t> layerCost, int64_t attentionChunk,
+          std::string &whyNot);
+
+  /// The bytes the model holds at once under `schedule`: at most the
+  /// lowered code's peak.
+  int64_t peak(const Schedule &schedule) const;
+
+  /// A floor of every schedule's model peak (so of every lowered peak).
+  int64_t smallestPeak() const;
+
+  /// The least recomputation cost (Σ over checkpoints of their layers'
+  /// costs) of any schedule of nested checkpoints whose model peak is at
+  /// most `budget`, or nullopt if there is none.
+  std::optional<int64_t> leastCost(int64_t budget) const;
+
+  /// A schedule of leastCost(budget).
+  std::optional<Schedule> schedule(int64_t budget) const;
+
+private:
+  RematLowerBound() = default;
+
+  /// What precedes a level's element starting at layer a: nothing (the
+  /// chain's first layer), a checkpoint or a stored layer, at the same level
+  /// or, for a checkpoint body's first element, at the body's own level.
+  static constexpr int64_t kFirst = 0, kAfterCheckpoint = 1, kAfterStored = 2;
+  /// The table's states per suffix: the flag above, and whether the suffix
+  /// is a level's whole.
+  static constexpr int64_t kStates = 6;
+
+  /// What the model holds of the boundary before layer `a` (preceded as
+  /// `flag` says) when the element starting at `a` ends at `k` (k == a: a
+  /// stored layer): `now` while that layer is reversed, `after` while the
+  /// elements after that element are.
+  struct Charge {
+    int64_t now = 0, after = 0;
+  };
+  Charge charge(int64_t a, int64_t flag, int64_t k) const;
+  int64_t levelPeak(const Schedule &schedule, int64_t first, int64_t last,
+                    int64_t heldAbove, int64_t flag) const;
+  void solve();
+  int64_t entry(int64_t a, int64_t b, int64_t flag, bool levelStart) const;
+  Schedule build(int64_t a, int64_t b, int64_t m, int64_t flag,
+                 bool levelStart) const;
+
+  /// Per layer: its cost, whether its reversal has a moment (a reverse-rule
+  /// op), and what that moment holds beyond the boundaries: its own results
+  /// that its rule reads and the live values of the reverse sweep.
+  std::vector<int64_t> cost, costPrefix{0};
+  std::vector<bool> hasMoment;
+  std::vector<int64_t> held;
+  /// Per boundary before layer a (a ≥ 1), per result of layer a-1: its
+  /// bytes, whether layer a-1's rule reads it, whether layer a's does at or
+  /// after its moment, whether it does at all, and
+  /// the first layer k ≥ a whose rule reads it or a value computed from it
+  /// within [a, k] (a checkpoint [a, k] then needs it); INT64_MAX if none.
+  struct Crossing {
+    int64_t bytes;
+    bool readByProducer, readAtMoment, readByNext;
+    int64_t firstNeed;
+  };
+  std::vector<std::vector<Crossing>> crossings;
+
+  /// The dynamic program's table over (suffix of a level, flag, units).
+  int64_t n = 0, unitBytes = 1, units = 0;
+  std::vector<int64_t> table;
+  std::vector<int16_t> choice;
+};
+
+} // namespace trellis::ad
+
+#endif // TRELLIS_LIB_DIALECT_AD_TRANSFORMS_REMATBOUND_H
