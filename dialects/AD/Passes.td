@@ -73,8 +73,8 @@ def ADRemat : Pass<"ad-remat", "::mlir::ModuleOp"> {
       Revolve for heterogeneous chains: layers recomputed more than once
       for budgets below the single-level minimum; run with and without the
       gradients that exist while each layer is reversed), uniform segments
-      and recursive splits, followed by a local search from the eight
-      cheapest fitting ones. If
+      and recursive splits, and the lower bound's optimal schedules (below),
+      followed by a local search from the eight cheapest fitting ones. If
       storing everything fits, nothing is recomputed. A remark reports the
       schedule, its predicted peak, its recomputation (also in forward
       passes) and the best uniform segment length's. A budget below the
@@ -83,7 +83,14 @@ def ADRemat : Pass<"ad-remat", "::mlir::ModuleOp"> {
       most `exact-limit` layers is planned by exhaustive search instead:
       every schedule of nested checkpoints (394 for 6 layers, 1806 for 7)
       is predicted, and the remark says the schedule is the optimum; for
-      longer chains it says the optimum was not computed. Model and
+      longer chains it bounds the optimum from below instead: a model that
+      counts, at each layer's reversal, only bytes the lowered code must
+      hold then (checked against every prediction), and a dynamic program
+      over nested schedules under it give the least recomputation any
+      schedule within the budget can have; the remark reports the chosen
+      schedule's cost over that bound (1.000: optimal), the bound's own
+      schedules join the candidates, and a budget below the bound's
+      smallest peak is an error saying no schedule goes below it. Model and
       measurements: docs/reversible.md.
   }];
   let options = [

@@ -474,6 +474,19 @@ FailureOr<PeakBytes> trellis::ad::simulatePeakBytes(func::FuncOp fn,
   return AllocationReplay(fn->getParentOfType<ModuleOp>(), whyNot).run(fn);
 }
 
+LogicalResult trellis::ad::runQuietly(PassManager &pm, ModuleOp module,
+                                     std::string &firstError) {
+  ScopedDiagnosticHandler quiet(module.getContext(),
+                                [&](Diagnostic &diagnostic) {
+                                  if (diagnostic.getSeverity() ==
+                                          DiagnosticSeverity::Error &&
+                                      firstError.empty())
+                                    firstError = diagnostic.str();
+                                  return success();
+                                });
+  return pm.run(module);
+}
+
 FailureOr<PeakBytes>
 trellis::ad::predictPeakBytes(ModuleOp module, ArrayRef<std::string> entries,
                               int64_t attentionChunk, std::string &whyNot) {
@@ -496,17 +509,9 @@ trellis::ad::predictPeakBytes(ModuleOp module, ArrayRef<std::string> entries,
   // The lowering's own diagnostics are not the user's: keep the first
   // error as the reason, print nothing.
   std::string firstError;
-  {
-    ScopedDiagnosticHandler quiet(context, [&](Diagnostic &diagnostic) {
-      if (diagnostic.getSeverity() == DiagnosticSeverity::Error &&
-          firstError.empty())
-        firstError = diagnostic.str();
-      return success();
-    });
-    if (failed(pm.run(*copy)) && !result.peak) {
-      whyNot = "the lowering failed: " + firstError;
-      return failure();
-    }
+  if (failed(runQuietly(pm, *copy, firstError)) && !result.peak) {
+    whyNot = "the lowering failed: " + firstError;
+    return failure();
   }
   if (!result.peak) {
     if (whyNot.empty())

@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
 
 #include <string>
 
@@ -38,6 +39,11 @@ struct PeakBytes {
 /// allocates.
 mlir::FailureOr<PeakBytes> simulatePeakBytes(mlir::func::FuncOp fn,
                                              std::string &whyNot);
+
+/// Runs `pm` on `module` without printing its diagnostics (they are not the
+/// user's): the first error's text goes to `firstError`.
+mlir::LogicalResult runQuietly(mlir::PassManager &pm, mlir::ModuleOp module,
+                               std::string &firstError);
 
 /// Lowers a copy of `module` with trellis-lower-to-llvm (the given attention
 /// chunk, the other options at their defaults) up to deallocation and

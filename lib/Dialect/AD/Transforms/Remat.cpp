@@ -11,8 +11,8 @@
 #include "trellis/Dialect/AD/Transforms/Passes.h"
 
 #include "PeakSimulation.h"
+#include "Remat.h"
 #include "RematBound.h"
-#include "RematSchedule.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -39,22 +39,6 @@ using namespace mlir;
 using namespace trellis::ad;
 
 namespace {
-
-/// What the runtime's aligned allocation adds to every buffer
-/// (peak_tensor_bytes counts it).
-constexpr int64_t kAllocationPadding = 64;
-
-/// Bytes a buffer for `t` takes if `t` is a statically shaped float tensor,
-/// else 0.
-int64_t floatTensorBytes(Type t) {
-  auto tensor = dyn_cast<RankedTensorType>(t);
-  if (!tensor || !isa<FloatType>(tensor.getElementType()) ||
-      !tensor.hasStaticShape())
-    return 0;
-  return tensor.getNumElements() *
-             tensor.getElementType().getIntOrFloatBitWidth() / 8 +
-         kAllocationPadding;
-}
 
 /// Elements of `t` if it is a statically shaped ranked tensor, else 0.
 int64_t numElements(Type t) {
@@ -835,15 +819,18 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
              "checkpointing schedule is "
           << lowest->peak << " bytes (all stored: " << allStored->peak
           << "; schedule " << describe(lowest->schedule) << ")";
-      if (int64_t floor = resultBytes(entries); budget < floor)
-        error << "; no schedule goes below " << floor
-              << " bytes, what the results take";
-      else if (succeeded(bound) && !boundViolated &&
-               budget < bound->smallestPeak())
+      // The stronger of the two floors: the results' bytes, and the lower
+      // bound's smallest peak.
+      int64_t floor = resultBytes(entries);
+      if (succeeded(bound) && !boundViolated &&
+          bound->smallestPeak() > std::max<int64_t>(budget, floor))
         error << "; no schedule of nested checkpoints goes below "
               << bound->smallestPeak()
               << " bytes (the lower bound's model, checked against "
               << predicted.size() << " predictions)";
+      else if (budget < floor)
+        error << "; no schedule goes below " << floor
+              << " bytes, what the results take";
       return error;
     }
     // The model's cheapest schedule for the largest activation limit whose
@@ -866,36 +853,16 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
       else
         high = limit - 1;
     }
-    // The same for the model's nested schedules: the largest limit whose
-    // optimal schedule's prediction fits (a fitting one is kept as the
-    // limit grows).
-    for (const NestedPlanner &nested : planners) {
-      int64_t low = nested.smallestLimit(), high = nested.largestLimit();
+    // Bisects [low, high] for the largest limit whose schedule (from
+    // `scheduleAt`, nullopt if none) has a prediction that fits, predicting
+    // each schedule met on the way (a fitting one is kept as the limit
+    // grows).
+    auto bisect = [&](int64_t low, int64_t high,
+                      llvm::function_ref<std::optional<Schedule>(int64_t)>
+                          scheduleAt) -> LogicalResult {
       for (int step = 0; step < 12 && low < high; ++step) {
         int64_t limit = low + (high - low + 1) / 2;
-        FailureOr<Schedule> schedule = nested.schedule(limit);
-        if (failed(schedule)) {
-          low = limit;
-          continue;
-        }
-        FailureOr<Candidate> c = evaluate(std::move(*schedule));
-        if (failed(c))
-          return failure();
-        consider(*c);
-        if (c->peak <= budget)
-          low = limit;
-        else
-          high = limit - 1;
-      }
-    }
-    // The lower bound's optimal schedules: its model counts less than the
-    // lowered code holds, so the largest limit at most the budget whose
-    // schedule's prediction fits.
-    if (succeeded(bound) && !exhaustive) {
-      int64_t low = bound->smallestPeak(), high = budget;
-      for (int step = 0; step < 12 && low < high; ++step) {
-        int64_t limit = low + (high - low + 1) / 2;
-        std::optional<Schedule> schedule = bound->schedule(limit);
+        std::optional<Schedule> schedule = scheduleAt(limit);
         if (!schedule) {
           low = limit;
           continue;
@@ -909,7 +876,27 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
         else
           high = limit - 1;
       }
-    }
+      return success();
+    };
+    // The same for the model's nested schedules.
+    for (const NestedPlanner &nested : planners)
+      if (failed(bisect(nested.smallestLimit(), nested.largestLimit(),
+                        [&](int64_t limit) -> std::optional<Schedule> {
+                          FailureOr<Schedule> schedule =
+                              nested.schedule(limit);
+                          if (failed(schedule))
+                            return std::nullopt;
+                          return std::move(*schedule);
+                        })))
+        return failure();
+    // The lower bound's optimal schedules: its model counts less than the
+    // lowered code holds, so the largest limit at most the budget whose
+    // schedule's prediction fits.
+    if (succeeded(bound) && !exhaustive &&
+        failed(bisect(bound->smallestPeak(), budget, [&](int64_t limit) {
+          return bound->schedule(limit);
+        })))
+      return failure();
     // Local search from the cheapest fitting candidates, each in turn: move
     // one end of a checkpoint without nested ones by a layer, or drop one;
     // keep what fits at a lower cost, until nothing does (the candidates

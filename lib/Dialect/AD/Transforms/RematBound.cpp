@@ -89,28 +89,70 @@ bool ownsNoBuffer(Operation *op) {
          name == "nn.reversible_swap";
 }
 
-/// What the runtime's aligned allocation adds to every buffer
-/// (peak_tensor_bytes counts it).
-constexpr int64_t kAllocationPadding = 64;
+/// Bytes the buffer of a value takes (a statically shaped float tensor's),
+/// else 0.
+int64_t tensorBytes(Value v) { return floatTensorBytes(v.getType()); }
 
-/// Bytes the buffer of a statically shaped float tensor takes, else 0.
-int64_t tensorBytes(Value v) {
-  auto tensor = dyn_cast<RankedTensorType>(v.getType());
-  if (!tensor || !isa<FloatType>(tensor.getElementType()) ||
-      !tensor.hasStaticShape())
+/// What an nn op's lowering allocates at once when the op runs alone: a
+/// function of that op returning the results read in context, lowered with
+/// `attentionChunk` up to deallocation and replayed; memoised in `memo` by
+/// the op's attributes and types. 0 for other ops.
+int64_t isolatedPeak(Operation *op, int64_t attentionChunk,
+                     llvm::StringMap<int64_t> &memo) {
+  if (op->getName().getDialectNamespace() != "nn" || op->getNumRegions() ||
+      ownsNoBuffer(op))
     return 0;
-  return tensor.getNumElements() *
-             tensor.getElementType().getIntOrFloatBitWidth() / 8 +
-         kAllocationPadding;
+  // Ops of one kind, attributes and types allocate alike.
+  std::string key;
+  llvm::raw_string_ostream keyStream(key);
+  keyStream << op->getName() << " " << op->getAttrDictionary() << " "
+            << op->getOperandTypes() << " -> " << op->getResultTypes();
+  // Results nothing reads may not be computed in context: the function
+  // returns only those read.
+  SmallVector<Value> used;
+  for (Value result : op->getResults()) {
+    keyStream << (result.use_empty() ? " unused" : " used");
+    if (!result.use_empty())
+      used.push_back(result);
+  }
+  if (auto it = memo.find(key); it != memo.end())
+    return it->second;
+  Location loc = op->getLoc();
+  OwningOpRef<ModuleOp> probe = ModuleOp::create(loc);
+  OpBuilder pb(probe->getBodyRegion());
+  auto probeFn = func::FuncOp::create(
+      pb, loc, "probe",
+      pb.getFunctionType(op->getOperandTypes(), ValueRange(used).getTypes()));
+  Block *entry = probeFn.addEntryBlock();
+  pb.setInsertionPointToStart(entry);
+  IRMapping mapping;
+  mapping.map(op->getOperands(), entry->getArguments());
+  Operation *clone = pb.clone(*op, mapping);
+  SmallVector<Value> returned;
+  for (Value result : used)
+    returned.push_back(
+        clone->getResult(cast<OpResult>(result).getResultNumber()));
+  func::ReturnOp::create(pb, loc, returned);
+  std::string ignored;
+  std::string names[] = {"probe"};
+  FailureOr<PeakBytes> peak =
+      predictPeakBytes(*probe, names, attentionChunk, ignored);
+  // An upper bound (or no prediction) proves nothing: count the results.
+  int64_t bytes = 0;
+  if (succeeded(peak) && peak->exact)
+    bytes = peak->bytes;
+  else
+    for (Value result : used)
+      bytes += tensorBytes(result);
+  memo[key] = bytes;
+  return bytes;
 }
 
 } // namespace
 
-FailureOr<RematLowerBound>
-RematLowerBound::analyze(ModuleOp module, func::FuncOp fn,
-                         ArrayRef<Operation *> layers,
-                         ArrayRef<int64_t> layerCost, int64_t attentionChunk,
-                         std::string &whyNot) {
+FailureOr<RematLowerBound> RematLowerBound::analyze(
+    ModuleOp module, func::FuncOp fn, ArrayRef<Operation *> layers,
+    ArrayRef<int64_t> layerCost, int64_t attentionChunk, std::string &whyNot) {
   MLIRContext *context = module.getContext();
   // A copy with each layer tagged: its forward op by an attribute, the ops
   // its rule builds by the location they inherit from it.
@@ -125,9 +167,9 @@ RematLowerBound::analyze(ModuleOp module, func::FuncOp fn,
     int64_t position = std::distance(original.begin(), layer->getIterator());
     Operation *copied = copiedOps[position];
     copied->setAttr(kLayerAttr, b.getI64IntegerAttr(index));
-    copied->setLoc(NameLoc::get(
-        b.getStringAttr(kLayerLocPrefix + std::to_string(index)),
-        copied->getLoc()));
+    copied->setLoc(
+        NameLoc::get(b.getStringAttr(kLayerLocPrefix + std::to_string(index)),
+                     copied->getLoc()));
   }
   PassManager pm(context, ModuleOp::getOperationName());
   std::string errors;
@@ -136,18 +178,9 @@ RematLowerBound::analyze(ModuleOp module, func::FuncOp fn,
     whyNot = "ad-differentiate is not registered";
     return failure();
   }
-  {
-    std::string firstError;
-    ScopedDiagnosticHandler quiet(context, [&](Diagnostic &diagnostic) {
-      if (diagnostic.getSeverity() == DiagnosticSeverity::Error &&
-          firstError.empty())
-        firstError = diagnostic.str();
-      return success();
-    });
-    if (failed(pm.run(*copy))) {
-      whyNot = "differentiating a copy failed: " + firstError;
-      return failure();
-    }
+  if (std::string firstError; failed(runQuietly(pm, *copy, firstError))) {
+    whyNot = "differentiating a copy failed: " + firstError;
+    return failure();
   }
   // The derivative: the function other than `fn` holding tagged ops.
   func::FuncOp derivative;
@@ -176,8 +209,8 @@ RematLowerBound::analyze(ModuleOp module, func::FuncOp fn,
   for (int64_t c : layerCost)
     bound.costPrefix.push_back(bound.costPrefix.back() + c);
 
-  // Each layer's rule ops (outside constants and empty tensors, which
-  // canonicalization hoists) and the first of them: its moment.
+  // The forward sweep ends where the first rule op stands (constants and
+  // empty tensors aside, which canonicalization hoists).
   auto ruleLayer = [&](Operation *op) -> int64_t {
     if (op->hasTrait<OpTrait::ConstantLike>() || isa<tensor::EmptyOp>(op))
       return -1;
@@ -236,59 +269,7 @@ RematLowerBound::analyze(ModuleOp module, func::FuncOp fn,
       }
   });
 
-  // What an nn op's lowering allocates at once when the op runs alone:
-  // a function of that op, lowered as the module is, replayed (memoised by
-  // the op's text).
   llvm::StringMap<int64_t> isolated;
-  auto isolatedPeak = [&](Operation *op) -> int64_t {
-    if (op->getName().getDialectNamespace() != "nn" ||
-        op->getNumRegions() || ownsNoBuffer(op))
-      return 0;
-    std::string key;
-    llvm::raw_string_ostream keyStream(key);
-    op->print(keyStream, OpPrintingFlags().skipRegions().elideLargeElementsAttrs());
-    // The operand names differ between ops of one kind: only what follows
-    // the op's name matters (its attributes and types).
-    key = key.substr(key.find(op->getName().getStringRef()));
-    // Results nothing reads may not be computed in context: the function
-    // returns only those read.
-    SmallVector<Value> used;
-    for (Value result : op->getResults()) {
-      key += result.use_empty() ? " unused" : " used";
-      if (!result.use_empty())
-        used.push_back(result);
-    }
-    if (auto it = isolated.find(key); it != isolated.end())
-      return it->second;
-    Location loc = op->getLoc();
-    OwningOpRef<ModuleOp> probe = ModuleOp::create(loc);
-    OpBuilder pb(probe->getBodyRegion());
-    auto probeFn = func::FuncOp::create(
-        pb, loc, "probe",
-        pb.getFunctionType(op->getOperandTypes(), ValueRange(used).getTypes()));
-    Block *entry = probeFn.addEntryBlock();
-    pb.setInsertionPointToStart(entry);
-    IRMapping mapping;
-    mapping.map(op->getOperands(), entry->getArguments());
-    Operation *clone = pb.clone(*op, mapping);
-    SmallVector<Value> returned;
-    for (Value result : used)
-      returned.push_back(clone->getResult(cast<OpResult>(result).getResultNumber()));
-    func::ReturnOp::create(pb, loc, returned);
-    std::string ignored;
-    std::string names[] = {"probe"};
-    FailureOr<PeakBytes> peak =
-        predictPeakBytes(*probe, names, attentionChunk, ignored);
-    // An upper bound (or no prediction) proves nothing: count the results.
-    int64_t bytes = 0;
-    if (succeeded(peak) && peak->exact)
-      bytes = peak->bytes;
-    else
-      for (Value result : used)
-        bytes += tensorBytes(result);
-    isolated[key] = bytes;
-    return bytes;
-  };
 
   // Until where a value of the reverse sweep certainly has a buffer: its
   // last read (through views and transposes, which GEMM calls read
@@ -363,7 +344,7 @@ RematLowerBound::analyze(ModuleOp module, func::FuncOp fn,
       if (isa<linalg::ContractionOpInterface>(op))
         for (Value result : op->getResults())
           live += tensorBytes(result);
-      else if (int64_t alone = isolatedPeak(op)) {
+      else if (int64_t alone = isolatedPeak(op, attentionChunk, isolated)) {
         // In place of an operand it reads last, the op may write a result:
         // alone, it could not.
         for (Value operand : op->getOperands())
@@ -482,8 +463,8 @@ int64_t RematLowerBound::levelPeak(const Schedule &schedule, int64_t first,
     int64_t k = checkpointed ? schedule[next].last : a;
     Charge c = charge(a, flag, k);
     if (checkpointed)
-      peak = std::max(peak,
-                      levelPeak(schedule[next].inner, a, k, holding, flag));
+      peak =
+          std::max(peak, levelPeak(schedule[next].inner, a, k, holding, flag));
     else if (hasMoment[a])
       peak = std::max(peak, holding + c.now + held[a]);
     holding += c.after;
@@ -551,10 +532,8 @@ void RematLowerBound::solve() {
               continue;
             Charge c = charge(a, flag, k);
             int64_t now = inUnits(c.now), after = inUnits(c.after);
-            int64_t recompute =
-                k == a ? 0 : costPrefix[k + 1] - costPrefix[a];
-            int64_t need =
-                k == a && hasMoment[a] ? now + inUnits(held[a]) : 0;
+            int64_t recompute = k == a ? 0 : costPrefix[k + 1] - costPrefix[a];
+            int64_t need = k == a && hasMoment[a] ? now + inUnits(held[a]) : 0;
             int64_t restFlag = k == a ? kAfterStored : kAfterCheckpoint;
             for (int64_t m = need; m <= units; ++m) {
               int64_t inner = k == a ? 0 : lookup(a, k, flag, true, m);

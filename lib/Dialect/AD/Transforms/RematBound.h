@@ -17,7 +17,7 @@
 #ifndef TRELLIS_LIB_DIALECT_AD_TRANSFORMS_REMATBOUND_H
 #define TRELLIS_LIB_DIALECT_AD_TRANSFORMS_REMATBOUND_H
 
-#include "RematSchedule.h"
+#include "Remat.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
