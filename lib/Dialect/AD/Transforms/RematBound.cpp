@@ -1,27 +1,31 @@
 //===- RematBound.cpp - A floor under ad-remat's recomputation ------------===//
 //
-// The model (docs/reversible.md, "A lower bound"). Every schedule reverses
-// the chain's layers in reverse order, each layer's reverse-rule ops as one
-// group; the moment layer i's reversal starts (its first such op) is a
-// point of the lowered program at which the values below are all live
-// (defined before it, read at or after it), each in a buffer of its own:
+// The model (docs/reversible.md, "A lower bound"). Every schedule runs the
+// layers' reverse-rule ops in the same order, recomputation only inserted
+// between them; layer i's moment is the rule op of layer i at which the
+// derivative with every activation stored has the most live, and at it the
+// lowered code of any schedule holds at once, each in a buffer of its own:
 //
-//  * the values of the reverse sweep live there in the derivative with
-//    every activation stored (cotangents on their way, gradients computed),
-//    which do not depend on the schedule;
-//  * layer i's own results that its rule reads;
+//  * the reverse sweep's values live there (cotangents on their way,
+//    gradients computed), leaving out what the lowering may fold away
+//    (transposes, fills, broadcasts, element-wise results only fused
+//    consumers read);
+//  * what the moment's op allocates: a GEMM's result, or an nn op's own
+//    allocations replayed alone, less the operands it may reuse;
+//  * layer i's own results that its rule still reads;
 //  * for every level of checkpoints around i and every boundary of that
-//    level before i's element, the results of the layer just before the
-//    boundary that the elements on either side still need: read by that
-//    layer's rule if it is stored, by the next layer's rule if that is
-//    stored, or, if the next element is a checkpoint, needed to recompute a
-//    value some rule in it reads.
+//    level before i's element, the values crossing it that the elements
+//    around it still need: results of the layer before the boundary read
+//    by that layer's rule (if stored) or the next layer's (if stored) or
+//    needed to recompute the next element (if a checkpoint), and values
+//    first read by the next layer's rule further on.
 //
-// Each value is counted at one boundary only (its producer's), so the sum
-// is at most what the lowered code holds: its peak. The least-cost search
-// over schedules is a dynamic program over (suffix of a level, what
-// precedes it, bytes left) in the manner of Revolve for heterogeneous
-// chains, with bytes rounded down to units, which keeps it a lower bound.
+// Each value is counted at one boundary only, so the sum is at most what
+// the lowered code holds: its peak (the pass checks this against every
+// prediction). The least-cost search over schedules is a dynamic program
+// over (suffix of a level, what precedes it, whether it is a level's whole,
+// bytes left) in the manner of Revolve for heterogeneous chains, with bytes
+// rounded down to units, which keeps it a lower bound.
 //
 //===----------------------------------------------------------------------===//
 
