@@ -729,18 +729,16 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
       layerCost.push_back(chain.cost(i));
       forwardCost += chain.cost(i);
     }
-    // The lower bound's model, checked against every prediction: a model
-    // peak above a predicted one would void its claims.
-    SmallVector<Operation *> chainLayers;
-    for (int64_t i = 0; i < n; ++i)
-      chainLayers.push_back(chain.layer(i));
+    // The lower bound (built below, once storing everything is known not to
+    // fit), checked against every prediction: a model peak above a
+    // predicted one would void its claims.
+    FailureOr<RematLowerBound> bound = failure();
     std::string noBound;
-    FailureOr<RematLowerBound> bound = RematLowerBound::analyze(
-        getOperation(), fn, chainLayers, layerCost, attentionChunk, noBound);
     std::optional<std::string> boundViolated;
+    llvm::StringSet<> printed;
     auto evaluate = [&](Schedule schedule) -> FailureOr<Candidate> {
       // Once per schedule: candidates and the searches meet the same ones.
-      bool known = predicted.contains(describe(schedule));
+      bool known = !printed.insert(describe(schedule)).second;
       FailureOr<int64_t> peak = predictPeak(fn, entries, schedule);
       if (failed(peak))
         return failure();
@@ -761,16 +759,25 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
       }
       return c;
     };
-    FailureOr<Candidate> allStored = evaluate({});
-    if (failed(allStored))
+    FailureOr<int64_t> storedPeak = predictPeak(fn, entries, {});
+    if (failed(storedPeak))
       return failure();
-    if (allStored->peak <= budget) {
+    if (*storedPeak <= budget) {
       mlir::emitRemark(fn.getLoc(), "ad-remat: ")
           << predictedPeak({}) << "with every activation stored ("
-          << allStored->peak << " bytes) fits in the budget of "
+          << *storedPeak << " bytes) fits in the budget of "
           << budget.getValue() << " bytes; all stored";
       return Schedule{};
     }
+    SmallVector<Operation *> chainLayers;
+    for (int64_t i = 0; i < n; ++i)
+      chainLayers.push_back(chain.layer(i));
+    bound = RematLowerBound::analyze(getOperation(), fn, chainLayers,
+                                     layerCost, attentionChunk, noBound);
+    // Predicted already: checked against the bound and printed now.
+    FailureOr<Candidate> allStored = evaluate({});
+    if (failed(allStored))
+      return failure();
     std::optional<Candidate> best, lowest, uniform;
     int64_t uniformLength = 0;
     // Short chains: every schedule, so that the choice is the optimum.

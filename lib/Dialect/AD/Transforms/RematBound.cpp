@@ -38,12 +38,9 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/Matchers.h"
-#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 #include <algorithm>
@@ -209,7 +206,6 @@ FailureOr<RematLowerBound> RematLowerBound::analyze(
   RematLowerBound bound;
   int64_t n = layers.size();
   bound.n = n;
-  bound.cost.assign(layerCost.begin(), layerCost.end());
   for (int64_t c : layerCost)
     bound.costPrefix.push_back(bound.costPrefix.back() + c);
 

@@ -85,17 +85,19 @@ private:
   Schedule build(int64_t a, int64_t b, int64_t m, int64_t flag,
                  bool levelStart) const;
 
-  /// Per layer: its cost, whether its reversal has a moment (a reverse-rule
-  /// op), and what that moment holds beyond the boundaries: its own results
-  /// that its rule reads and the live values of the reverse sweep.
-  std::vector<int64_t> cost, costPrefix{0};
+  /// Per layer: the chain's costs up to it (prefix sums), whether its
+  /// reversal has a moment (a reverse-rule op), and what that moment holds
+  /// beyond the boundaries: its own results that its rule reads, the live
+  /// values of the reverse sweep and what the moment's op allocates.
+  std::vector<int64_t> costPrefix{0};
   std::vector<bool> hasMoment;
   std::vector<int64_t> held;
-  /// Per boundary before layer a (a ≥ 1), per result of layer a-1: its
-  /// bytes, whether layer a-1's rule reads it, whether layer a's does at or
-  /// after its moment, whether it does at all, and
-  /// the first layer k ≥ a whose rule reads it or a value computed from it
-  /// within [a, k] (a checkpoint [a, k] then needs it); INT64_MAX if none.
+  /// Per boundary before layer a (a ≥ 1), per value crossing it (a result
+  /// of layer a-1, or one layer a's rule reads first): its bytes, whether
+  /// layer a-1's rule reads it, whether layer a's does at or after its
+  /// moment, whether it does at all, and the first layer k ≥ a whose rule
+  /// reads it or a value computed from it within [a, k] (a checkpoint
+  /// [a, k] then needs it); INT64_MAX if none.
   struct Crossing {
     int64_t bytes;
     bool readByProducer, readAtMoment, readByNext;
