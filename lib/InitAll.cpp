@@ -110,6 +110,7 @@ void trellis::registerAllPasses() {
   registerConvertNNToLinalg();
   registerTrellisCheckTensorSizes();
   registerTrellisFillSplats();
+  registerTrellisChooseDestinations();
   registerConvertCollToMPI();
   registerTrellisPrepareContractions();
   registerTrellisFuseElementwise();

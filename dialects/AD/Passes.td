@@ -114,7 +114,9 @@ def ADRemat : Pass<"ad-remat", "::mlir::ModuleOp"> {
            "A remark per schedule predicted: its peak and recomputation "
            "cost (policy=budget; for tests and for looking into a choice)">
   ];
-  let dependentDialects = ["::trellis::ad::ADDialect"];
+  let dependentDialects = [
+    "::trellis::ad::ADDialect", "::mlir::bufferization::BufferizationDialect"
+  ];
 }
 
 def ADBuildInverse : Pass<"ad-build-inverse", "::mlir::ModuleOp"> {

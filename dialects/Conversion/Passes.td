@@ -443,6 +443,55 @@ def TrellisFillSplats : Pass<"trellis-fill-splats"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def TrellisChooseDestinations : Pass<"trellis-choose-destinations"> {
+  let summary = "Give each linalg op a destination of its own: a dying "
+                "operand for an element-wise op, else a new empty tensor "
+                "(tensors, before bufferization)";
+  let description = [{
+    Bufferization writes each destination-style op's result into the
+    buffer of its `outs` operand. This pass chooses those operands so that
+    buffers live no longer than their values:
+
+    * **An element-wise op writes over an operand that dies there.** If a
+      `linalg.generic` with only parallel loops writes into a
+      `tensor.empty` without reading it, and one of its inputs has the
+      result's type and indexing map, is produced by another linalg op of
+      the same block and is read by nothing after this op (itself or
+      through reshapes and slices), that input becomes the destination:
+      one-shot bufferization then updates its buffer in place instead of
+      allocating another beside it (the residual adds of a backward pass,
+      the SGD update of a parameter's gradient).
+    * **Every other writer gets an empty tensor of its own.** One
+      `tensor.empty` often serves as the destination of many ops: the
+      lowering builds one per shape and the derivative's CSE merges the
+      rest (a 4-block Transformer's backward pass had one 1x128x64 empty
+      as the init of 24 ops). Bufferization allocates its buffer where the
+      empty stands and lets every later writer write into it again once
+      the previous value is dead, so the buffer lives from the first
+      writer to the last reader of the last one: a reversed feed-forward
+      block's 64 KiB GELU gradient stayed allocated through every block
+      below it. Each op of the empty's block that uses it (itself or in
+      its regions) gets a clone right before it, so its destination is
+      allocated where it is first written and freed after its own last
+      read. Uses inside one loop share the clone before the loop: nothing
+      is allocated per iteration that was not before.
+
+    Neither changes what the program computes: an empty tensor has no
+    contents, and an operand is only overwritten after its last read.
+
+    ```mlir
+    %e = tensor.empty() : tensor<8xf32>
+    %a = linalg.generic ... ins(%x) outs(%e : tensor<8xf32>)     // exp
+    %b = linalg.generic ... ins(%a) outs(%e : tensor<8xf32>)     // tanh
+    // becomes
+    %e0 = tensor.empty() : tensor<8xf32>
+    %a = linalg.generic ... ins(%x) outs(%e0 : tensor<8xf32>)
+    %b = linalg.generic ... ins(%a) outs(%a : tensor<8xf32>)     // over %a
+    ```
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
 def TrellisOutlineParallelRegions
     : Pass<"trellis-outline-parallel-regions", "mlir::ModuleOp"> {
   let summary = "Give each OpenMP parallel region of a function with many a "

@@ -90,6 +90,9 @@ void trellis::buildLowerToLLVMPipeline(OpPassManager &pm,
   // written into the module (bufferization would make them globals).
   pm.addNestedPass<func::FuncOp>(createTrellisFillSplats());
 
+  // Each op's destination its own: an element-wise op's dying operand, or
+  // an empty tensor of its own, so that no buffer outlives its value.
+  pm.addNestedPass<func::FuncOp>(createTrellisChooseDestinations());
   // Tensors to buffers. Identity layouts at function boundaries give the
   // host plain dense descriptors. (Not eliminate-empty-tensors: with
   // one-shot-bufferize it miscompiled a slice inserted into a zero tensor

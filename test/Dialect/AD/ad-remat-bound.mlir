@@ -15,8 +15,8 @@
 // At 80 % no schedule the pass compares fits, and the bound proves that
 // none can: every schedule of nested checkpoints holds at least 37632 bytes
 // at once (the gradients, the cotangent and what the last layers' rules
-// read).
-// CHECK-BELOW: error: ad-remat: budget of 36505 bytes is infeasible: the smallest predicted peak of any checkpointing schedule is 37824 bytes (all stored: 45632; schedule [0-2] [3-5]); no schedule of nested checkpoints goes below 37632 bytes (the lower bound's model, checked against {{[0-9]+}} predictions){{$}}
+// read), which the smallest schedule found reaches.
+// CHECK-BELOW: error: ad-remat: budget of 36505 bytes is infeasible: the smallest predicted peak of any checkpointing schedule is 37632 bytes (all stored: 45632; schedule [0-3 [0-1]] [4-5]); no schedule of nested checkpoints goes below 37632 bytes (the lower bound's model, checked against {{[0-9]+}} predictions){{$}}
 //
 // The model never exceeds the prediction (here, storing everything).
 // CHECK-MODEL: remark: ad-remat: schedule none: predicted peak 45632 bytes, recomputation cost 0, lower-bound model 45440 bytes

@@ -1,6 +1,6 @@
 // RUN: trellis-opt %s -split-input-file --ad-remat="policy=every every=2" | FileCheck %s --check-prefix=CHECK-EVERY
 // RUN: trellis-opt %s -split-input-file --ad-remat="policy=budget budget=1000000" 2>&1 | FileCheck %s --check-prefix=CHECK-ROOMY
-// RUN: trellis-opt %s -split-input-file --ad-remat="policy=budget budget=65792" 2>&1 | FileCheck %s --check-prefix=CHECK-EXACT
+// RUN: trellis-opt %s -split-input-file --ad-remat="policy=budget budget=50432" 2>&1 | FileCheck %s --check-prefix=CHECK-EXACT
 // RUN: trellis-opt %s -split-input-file --ad-remat | FileCheck %s --check-prefix=CHECK-STORE
 // RUN: not trellis-opt %s -split-input-file --ad-remat="policy=sometimes" 2>&1 | FileCheck %s --check-prefix=CHECK-BAD
 
@@ -16,12 +16,12 @@
 // Functions that nothing differentiates are left alone.
 // CHECK-EVERY-LABEL: func.func @not_differentiated
 // CHECK-EVERY-NOT: ad.checkpoint
-// CHECK-ROOMY: remark: ad-remat: predicted peak with every activation stored (65792 bytes) fits in the budget of 1000000 bytes; all stored
+// CHECK-ROOMY: remark: ad-remat: predicted peak with every activation stored (50432 bytes) fits in the budget of 1000000 bytes; all stored
 // CHECK-ROOMY-NOT: ad.checkpoint
 // A budget of exactly the predicted peak of storing everything (of the
 // lowered code: the gradient needs both tanh outputs and the inputs of both
 // dense layers, so no checkpoint lowers it) still stores everything.
-// CHECK-EXACT: remark: ad-remat: predicted peak with every activation stored (65792 bytes) fits in the budget of 65792 bytes; all stored
+// CHECK-EXACT: remark: ad-remat: predicted peak with every activation stored (50432 bytes) fits in the budget of 50432 bytes; all stored
 // CHECK-EXACT-NOT: ad.checkpoint
 // CHECK-STORE-NOT: ad.checkpoint
 // CHECK-BAD: for the --policy option: Cannot find option named 'sometimes'!

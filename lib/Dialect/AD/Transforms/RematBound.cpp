@@ -10,8 +10,9 @@
 //    gradients computed), leaving out what the lowering may fold away
 //    (transposes, fills, broadcasts, element-wise results only fused
 //    consumers read);
-//  * what the moment's op allocates: a GEMM's result, or an nn op's own
-//    allocations replayed alone, less the operands it may reuse;
+//  * what the moment's op allocates: a fresh destination (a GEMM's result,
+//    an element-wise result that needs a buffer), or an nn op's own
+//    allocations replayed alone beside the operands it reads last;
 //  * layer i's own results that its rule still reads;
 //  * for every level of checkpoints around i and every boundary of that
 //    level before i's element, the values crossing it that the elements
@@ -35,6 +36,7 @@
 
 #include "trellis/Dialect/AD/IR/AD.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
@@ -90,16 +92,28 @@ bool ownsNoBuffer(Operation *op) {
          name == "nn.reversible_swap";
 }
 
+/// True if `init`, a linalg op's destination, is a new tensor (empty, or a
+/// fill of one) rather than a value the op updates in place.
+bool freshDestination(Value init) {
+  Operation *def = init.getDefiningOp();
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(def))
+    def = fill.getOutputs().front().getDefiningOp();
+  return isa_and_nonnull<tensor::EmptyOp>(def);
+}
+
 /// Bytes the buffer of a value takes (a statically shaped float tensor's),
 /// else 0.
 int64_t tensorBytes(Value v) { return floatTensorBytes(v.getType()); }
 
-/// What an nn op's lowering allocates at once when the op runs alone: a
-/// function of that op returning the results read in context, lowered with
-/// `attentionChunk` up to deallocation and replayed; memoised in `memo` by
-/// the op's attributes and types. 0 for other ops.
-int64_t isolatedPeak(Operation *op, int64_t attentionChunk,
-                     llvm::StringMap<int64_t> &memo) {
+/// What an nn op's lowering allocates at once when the op runs alone,
+/// beyond the operands it reads last (`dying`, one flag per operand): a
+/// function of that op returning the results read in context, each dying
+/// operand a buffer of the function's own (so that a lowering writing a
+/// result in place of one shows it), lowered with `attentionChunk` up to
+/// deallocation and replayed, less the dying operands' bytes; memoised in
+/// `memo` by the op's attributes, types and flags. 0 for other ops.
+int64_t isolatedPeak(Operation *op, ArrayRef<bool> dying,
+                     int64_t attentionChunk, llvm::StringMap<int64_t> &memo) {
   if (op->getName().getDialectNamespace() != "nn" || op->getNumRegions() ||
       ownsNoBuffer(op))
     return 0;
@@ -108,6 +122,8 @@ int64_t isolatedPeak(Operation *op, int64_t attentionChunk,
   llvm::raw_string_ostream keyStream(key);
   keyStream << op->getName() << " " << op->getAttrDictionary() << " "
             << op->getOperandTypes() << " -> " << op->getResultTypes();
+  for (bool last : dying)
+    keyStream << (last ? " dying" : " kept");
   // Results nothing reads may not be computed in context: the function
   // returns only those read.
   SmallVector<Value> used;
@@ -127,7 +143,21 @@ int64_t isolatedPeak(Operation *op, int64_t attentionChunk,
   Block *entry = probeFn.addEntryBlock();
   pb.setInsertionPointToStart(entry);
   IRMapping mapping;
-  mapping.map(op->getOperands(), entry->getArguments());
+  int64_t dyingBytes = 0;
+  for (auto [operand, arg, last] :
+       llvm::zip(op->getOperands(), entry->getArguments(), dying)) {
+    if (mapping.contains(operand))
+      continue;
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    if (!last || !type || !tensorBytes(operand)) {
+      mapping.map(operand, arg);
+      continue;
+    }
+    mapping.map(operand, bufferization::AllocTensorOp::create(
+                             pb, loc, type, ValueRange(), /*copy=*/arg)
+                             .getResult());
+    dyingBytes += tensorBytes(operand);
+  }
   Operation *clone = pb.clone(*op, mapping);
   SmallVector<Value> returned;
   for (Value result : used)
@@ -138,15 +168,16 @@ int64_t isolatedPeak(Operation *op, int64_t attentionChunk,
   std::string names[] = {"probe"};
   FailureOr<PeakBytes> peak =
       predictPeakBytes(*probe, names, attentionChunk, ignored);
-  // An upper bound (or no prediction) proves nothing: count the results.
-  int64_t bytes = 0;
+  // An upper bound (or no prediction) proves nothing: count the results,
+  // which may take the dying operands' place.
+  int64_t bytes = -dyingBytes;
   if (succeeded(peak) && peak->exact)
-    bytes = peak->bytes;
+    bytes += peak->bytes;
   else
     for (Value result : used)
       bytes += tensorBytes(result);
-  memo[key] = bytes;
-  return bytes;
+  memo[key] = std::max<int64_t>(bytes, 0);
+  return memo[key];
 }
 
 } // namespace
@@ -304,15 +335,16 @@ FailureOr<RematLowerBound> RematLowerBound::analyze(
     return linalgOp && linalgOp.getNumParallelLoops() == linalgOp.getNumLoops();
   };
   // The reverse sweep's values that have buffers of their own: (defined at,
-  // held until, bytes). Transposes, fills and broadcasts may be folded into
-  // their consumers and are left out.
+  // held until, bytes). Transposes may be folded into the GEMMs that read
+  // them and are left out; fills and broadcasts are element-wise (a GEMM's
+  // zero init is absorbed by it: a read that does not count).
   struct Held {
     int64_t from, until, bytes;
   };
   SmallVector<Held> reverseValues;
   for (Operation &op : body) {
     if (position[&op] < forwardEnd || ownsNoBuffer(&op) ||
-        isa<linalg::TransposeOp, linalg::FillOp, linalg::BroadcastOp>(op))
+        isa<linalg::TransposeOp>(op))
       continue;
     bool fusible = elementwise(&op) && !isa<linalg::ContractionOpInterface>(op);
     for (Value result : op.getResults())
@@ -328,7 +360,7 @@ FailureOr<RematLowerBound> RematLowerBound::analyze(
   bound.held.assign(n, 0);
   std::vector<int64_t> moment(n, kNever);
   for (int64_t i = 0; i < n; ++i) {
-    if (!forwardOp[i] || ruleOps[i].empty())
+    if (ruleOps[i].empty())
       continue;
     bound.hasMoment[i] = true;
     int64_t best = -1;
@@ -337,20 +369,37 @@ FailureOr<RematLowerBound> RematLowerBound::analyze(
       for (const Held &h : reverseValues)
         if (h.from < at && h.until >= at)
           live += h.bytes;
-      // A GEMM's result is a fresh buffer beside its operands; an nn op
-      // (attention_grad, say) holds what its own lowering allocates at
-      // once, results and workspace, less what it may reuse.
+      // A GEMM's result is a fresh buffer beside its operands, and so is
+      // any other linalg op's whose destination is a new tensor (not a
+      // value it updates in place) if its result needs a buffer at all; an
+      // nn op (attention_grad, say) holds what its own lowering allocates
+      // at once, results and workspace, beside the operands it reads last.
       Operation *op = &*std::next(body.begin(), at);
       if (isa<linalg::ContractionOpInterface>(op))
         for (Value result : op->getResults())
           live += tensorBytes(result);
-      else if (int64_t alone = isolatedPeak(op, attentionChunk, isolated)) {
-        // In place of an operand it reads last, the op may write a result:
-        // alone, it could not.
+      else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+               linalgOp && !isa<linalg::TransposeOp>(op)) {
+        // An element-wise op may write over an operand of the result's
+        // type that it reads last (trellis-choose-destinations).
+        bool fusible = elementwise(op);
+        bool mayReuse =
+            fusible && llvm::any_of(linalgOp.getDpsInputs(), [&](Value in) {
+              return llvm::is_contained(op->getResultTypes(), in.getType()) &&
+                     lastRead(in, false) <= at;
+            });
+        for (OpResult result : op->getResults())
+          if (!mayReuse &&
+              freshDestination(
+                  linalgOp.getDpsInitOperand(result.getResultNumber())
+                      ->get()) &&
+              lastRead(result, fusible) > at)
+            live += tensorBytes(result);
+      } else {
+        SmallVector<bool> dying;
         for (Value operand : op->getOperands())
-          if (lastRead(operand, false) <= at)
-            alone -= tensorBytes(operand);
-        live += std::max<int64_t>(alone, 0);
+          dying.push_back(lastRead(operand, false) <= at);
+        live += isolatedPeak(op, dying, attentionChunk, isolated);
       }
       int64_t own = 0, previous = 0;
       for (auto [value, last] : reads[i])
@@ -414,7 +463,7 @@ FailureOr<RematLowerBound> RematLowerBound::analyze(
       bool readByNext = next != reads[a].end();
       bool readAtMoment = readByNext && next->second >= moment[a];
       bound.crossings[a].push_back({bytes, reads[a - 1].contains(v),
-                                    readAtMoment, readByNext, firstNeed});
+                                    readAtMoment, readByNext, firstNeed, a});
       // A value read first by a later layer's rule (attention's queries and
       // keys, say), and needed by nothing before it, crosses at that
       // layer's boundary instead: live from there on whatever precedes.
@@ -423,7 +472,7 @@ FailureOr<RematLowerBound> RematLowerBound::analyze(
           farCrossings.push_back(
               {firstNeed,
                Crossing{bytes, false, far->second >= moment[firstNeed], true,
-                        firstNeed}});
+                        firstNeed, a}});
     }
   }
   for (auto &[a, crossing] : farCrossings)
@@ -450,6 +499,13 @@ RematLowerBound::Charge RematLowerBound::charge(int64_t a, int64_t flag,
       c.after += x.bytes;
     }
   }
+  // A checkpoint [a, k] also keeps, for its recomputation, the values from
+  // before it that a layer inside reads first: they cross a boundary
+  // within it.
+  for (int64_t b = a + 1; b <= k; ++b)
+    for (const Crossing &x : crossings[b])
+      if (x.producedAt < a)
+        c.after += x.bytes;
   return c;
 }
 

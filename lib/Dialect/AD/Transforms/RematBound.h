@@ -97,11 +97,12 @@ private:
   /// layer a-1's rule reads it, whether layer a's does at or after its
   /// moment, whether it does at all, and the first layer k ≥ a whose rule
   /// reads it or a value computed from it within [a, k] (a checkpoint
-  /// [a, k] then needs it); INT64_MAX if none.
+  /// [a, k] then needs it); INT64_MAX if none; and the boundary it is
+  /// produced at (a, or an earlier one for a value read first by layer a).
   struct Crossing {
     int64_t bytes;
     bool readByProducer, readAtMoment, readByNext;
-    int64_t firstNeed;
+    int64_t firstNeed, producedAt;
   };
   std::vector<std::vector<Crossing>> crossings;
 

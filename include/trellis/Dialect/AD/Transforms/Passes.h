@@ -3,6 +3,7 @@
 #ifndef TRELLIS_DIALECT_AD_TRANSFORMS_PASSES_H
 #define TRELLIS_DIALECT_AD_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 
