@@ -8,18 +8,20 @@
 //
 //  * the reverse sweep's values live there (cotangents on their way,
 //    gradients computed), leaving out what the lowering may fold away
-//    (transposes, fills, broadcasts, element-wise results only fused
-//    consumers read);
+//    (transposes, which GEMM calls read through, and element-wise results,
+//    fills and broadcasts included, that only fused consumers read);
 //  * what the moment's op allocates: a fresh destination (a GEMM's result,
-//    an element-wise result that needs a buffer), or an nn op's own
-//    allocations replayed alone beside the operands it reads last;
+//    an element-wise result that needs a buffer, unless it may overwrite an
+//    operand read last there), or an nn op's own allocations replayed alone
+//    beside the operands it reads last;
 //  * layer i's own results that its rule still reads;
 //  * for every level of checkpoints around i and every boundary of that
 //    level before i's element, the values crossing it that the elements
 //    around it still need: results of the layer before the boundary read
 //    by that layer's rule (if stored) or the next layer's (if stored) or
 //    needed to recompute the next element (if a checkpoint), and values
-//    first read by the next layer's rule further on.
+//    first read by the next layer's rule further on (kept after a
+//    checkpoint when that layer is inside it).
 //
 // Each value is counted at one boundary only, so the sum is at most what
 // the lowered code holds: its peak (the pass checks this against every
