@@ -113,6 +113,7 @@ void trellis::registerAllPasses() {
   registerTrellisChooseDestinations();
   registerConvertCollToMPI();
   registerTrellisPrepareContractions();
+  registerTrellisOrientContractions();
   registerTrellisFuseElementwise();
   registerConvertLinalgToBlas();
   registerFixOpenMPISymbols();

@@ -174,6 +174,50 @@ def TrellisPrepareContractions : Pass<"trellis-prepare-contractions"> {
   ];
 }
 
+def TrellisOrientContractions : Pass<"trellis-orient-contractions"> {
+  let summary = "Compute short GEMMs as their transposes where the host's "
+                "library runs that form faster, and carry the transposed "
+                "layout through the element-wise ops after them";
+  let description = [{
+    A GEMM over few rows (M at most 128, the `short` class of
+    `convert-linalg-to-blas`) that reads its right operand transposed,
+    `C = A·Bᵀ` — a dense layer's input gradient `dY·Wᵀ` over a short batch —
+    runs at two thirds of the rate of the plain product on some hosts' oneDNN
+    (Zen 5: 64×1024×1024 `A·Bᵀ` 142 GFLOP/s, `A·B` 192). Its transpose
+    `Cᵀ = B·Aᵀ` has the same operands; if `A` is itself held transposed the
+    transposed product reads both operands plain. With `transpose-short`
+    set, the pass
+
+    * rewrites such a contraction (on tensors, 2-D, not batched, produced
+      by `trellis-prepare-contractions`) to compute `Cᵀ` (a `linalg.generic`
+      with its inputs swapped and its result map transposed);
+    * replaces each use of `C` by a read of `Cᵀ`: a linalg op's input gets
+      the transposed indexing map; an element-wise `linalg.generic` (2-D,
+      parallel, identity result map) whose results only linalg ops read is
+      instead turned around — it iterates over the transposed domain and
+      yields its result transposed, which its own users then read the same
+      way; anything else (a return, an init, a non-linalg op) reads a
+      `linalg.transpose` of `Cᵀ`;
+    * does the same for a short contraction that reads both operands
+      transposed (`Aᵀ·Bᵀ`, which such a transposed gradient leads to): its
+      transpose `B·A` reads both plain.
+
+    In a dense chain's backward pass the input gradient, the ReLU mask after
+    it and the next input gradient then run as `W·dHᵀ`, plain products; the
+    weight gradients `Xᵀ·dH` read `dH` transposed (a `thin` product, as fast
+    either way). Whether the host's libraries favour the transposed form is
+    measured with the library choice (docs/performance.md, "Orientation");
+    off, the pass changes nothing.
+  }];
+  let options = [
+    Option<"transposeShort", "transpose-short", "bool", /*default=*/"false",
+           "Compute short A·Bᵀ and Aᵀ·Bᵀ contractions as their transposes">,
+  ];
+  let dependentDialects = [
+    "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"
+  ];
+}
+
 def TrellisFuseElementwise : Pass<"trellis-fuse-elementwise"> {
   let summary = "Fuse elementwise linalg ops (upstream linalg-fuse-elementwise-"
                 "ops) without touching GEMM-shaped contractions";

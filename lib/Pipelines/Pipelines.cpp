@@ -86,6 +86,11 @@ void trellis::buildLowerToLLVMPipeline(OpPassManager &pm,
   // GEMM-shaped contractions: transposes folded into their indexing maps,
   // a zero fill of their own (docs/performance.md).
   pm.addNestedPass<func::FuncOp>(createTrellisPrepareContractions());
+  // Short products whose transpose the host runs faster, computed so.
+  TrellisOrientContractionsOptions orient;
+  orient.transposeShort =
+      options.transposeShort.value_or(options.sgemm.transposeShort);
+  pm.addNestedPass<func::FuncOp>(createTrellisOrientContractions(orient));
   // Large splat constants left after fusion are filled at run time, not
   // written into the module (bufferization would make them globals).
   pm.addNestedPass<func::FuncOp>(createTrellisFillSplats());
@@ -212,6 +217,11 @@ struct LowerToLLVMPipelineOptions
       llvm::cl::desc("Library of the larger f32 GEMMs with N at most 32, "
                      "neither thin nor short (default: sgemm)"),
       trellis::gemmLibraryValues()};
+  Option<bool> transposeShort{
+      *this, "transpose-short",
+      llvm::cl::desc("Compute short A*B^T products as their transposes "
+                     "(trellis-orient-contractions)"),
+      llvm::cl::init(trellis::CompileOptions().sgemm.transposeShort)};
 
   trellis::CompileOptions toCompileOptions() const {
     trellis::CompileOptions options;
@@ -223,7 +233,8 @@ struct LowerToLLVMPipelineOptions
     };
     options.sgemm = {orDefault(sgemmSmall), orDefault(sgemmMedium),
                      orDefault(sgemmLarge), orDefault(sgemmThin),
-                     orDefault(sgemmShort), orDefault(sgemmNarrow)};
+                     orDefault(sgemmShort), orDefault(sgemmNarrow),
+                     transposeShort};
     options.profile = profile;
     options.parallelLoops = parallelLoops;
     return options;

@@ -179,10 +179,11 @@ static void hashHost(HashStream &os) {
 /// so that two compiles that differ in it cannot share an entry.
 static void hashOptions(HashStream &os, const CompileOptions &options) {
   const auto &[attentionChunk, checkCollectives, remat, gradientReduction,
-               sgemm, parallelLoops, profile, pipeline, measureGemmLibraries,
-               tuningDir, gemmKernelVariables, optLevel, targetCpu, vectorMath,
-               outlineLoops, compileThreads, dumpLLVMIR, sharedLibPaths,
-               blasLibraryPath, dnnlLibraryPath, cacheDir] = options;
+               sgemm, transposeShortFlag, parallelLoops, profile, pipeline,
+               measureGemmLibraries, tuningDir, gemmKernelVariables, optLevel,
+               targetCpu, vectorMath, outlineLoops, compileThreads, dumpLLVMIR,
+               sharedLibPaths, blasLibraryPath, dnnlLibraryPath, cacheDir] =
+      options;
   os.field("attentionChunk", attentionChunk);
   os.field("checkCollectives", checkCollectives);
   const auto &[policy, every, budget] = remat;
@@ -201,13 +202,17 @@ static void hashOptions(HashStream &os, const CompileOptions &options) {
   }
   // The choice itself (the JIT has replaced a measured one by the host's).
   const auto &[sgemmSmall, sgemmMedium, sgemmLarge, sgemmThin, sgemmShort,
-               sgemmNarrow] = sgemm;
+               sgemmNarrow, transposeShort] = sgemm;
   os.field("sgemm.small", static_cast<int64_t>(sgemmSmall));
   os.field("sgemm.medium", static_cast<int64_t>(sgemmMedium));
   os.field("sgemm.large", static_cast<int64_t>(sgemmLarge));
   os.field("sgemm.thin", static_cast<int64_t>(sgemmThin));
   os.field("sgemm.short", static_cast<int64_t>(sgemmShort));
   os.field("sgemm.narrow", static_cast<int64_t>(sgemmNarrow));
+  os.field("sgemm.transposeShort", transposeShort);
+  os.field("transposeShort", transposeShortFlag.has_value()
+                                 ? static_cast<int64_t>(*transposeShortFlag)
+                                 : -1);
   (void)measureGemmLibraries;
   (void)tuningDir;
   (void)gemmKernelVariables;

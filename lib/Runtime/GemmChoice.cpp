@@ -29,7 +29,7 @@ using namespace trellis::runtime;
 
 /// The layout of a choice file and what its name covers; bump it whenever
 /// either changes.
-static constexpr int64_t kChoiceFormat = 6; // 6: a whole FF block's GEMMs
+static constexpr int64_t kChoiceFormat = 7; // 7: the short products' form
 
 namespace {
 // The two entry points, as the libraries declare them (dnnl.h, cblas.h).
@@ -90,6 +90,14 @@ void trellis::runtime::judgeGemmRates(GemmMeasurement &measurement) {
   measurement.choice = {choose(GemmClass::Small), choose(GemmClass::Medium),
                         choose(GemmClass::Large), choose(GemmClass::Thin),
                         choose(GemmClass::Short), choose(GemmClass::Narrow)};
+  // Each form in the library its class goes to.
+  auto formRate = [&](unsigned form) {
+    GemmLibrary library =
+        measurement.choice.get(kOrientationGemms[form].gemmClass);
+    return measurement.orientationGflops[form][static_cast<unsigned>(library)];
+  };
+  measurement.choice.transposeShort =
+      formRate(0) > 0 && formRate(1) > kGemmChoiceMargin * formRate(0);
 }
 
 /// Keeps both cores (every thread of both pools) busy for about 0.1 s
@@ -151,7 +159,8 @@ static GemmMeasurement measureLoadedLibraries(GemmThreads threads) {
   auto cblas = lookupSymbol<CblasSgemm>("cblas_sgemm");
   // One set of operands for every GEMM, as large as the largest needs.
   int64_t sizeA = 0, sizeB = 0, sizeC = 0;
-  for (const MeasuredGemm &gemm : kMeasuredGemms) {
+  for (const MeasuredGemm &gemm :
+       llvm::concat<const MeasuredGemm>(kMeasuredGemms, kOrientationGemms)) {
     sizeA = std::max(sizeA, gemm.m * gemm.k);
     sizeB = std::max(sizeB, gemm.k * gemm.n);
     sizeC = std::max(sizeC, gemm.m * gemm.n);
@@ -171,27 +180,33 @@ static GemmMeasurement measureLoadedLibraries(GemmThreads threads) {
   // Per GEMM and library, the best rate of kMeasurePasses passes over all
   // the GEMMs: a pass takes ~0.3 s, so a few hundred ms of a busy host or a
   // slow core do not decide a choice that is kept for good.
+  // `gemm`'s rate in each library, kept if better than `best`'s.
+  auto measureBoth = [&](const MeasuredGemm &gemm,
+                         std::array<double, 2> &best) {
+    auto [gemmClass, m, n, k, transA, transB] = gemm;
+    int64_t lda = transA ? m : k, ldb = transB ? k : n;
+    auto keep = [&](GemmLibrary library, double gflops) {
+      double &rate = best[static_cast<unsigned>(library)];
+      rate = std::max(rate, gflops);
+    };
+    if (cblas)
+      keep(GemmLibrary::Cblas, measureRate({m, n, k}, [&] {
+             cblas(kCblasRowMajor, transA ? kCblasTrans : kCblasNoTrans,
+                   transB ? kCblasTrans : kCblasNoTrans, m, n, k, 1.0f,
+                   a.data(), lda, b.data(), ldb, 0.0f, out.data(), n);
+           }));
+    if (dnnl)
+      keep(GemmLibrary::Dnnl, measureRate({m, n, k}, [&] {
+             dnnl(transA ? 'T' : 'N', transB ? 'T' : 'N', m, n, k, 1.0f,
+                  a.data(), lda, b.data(), ldb, 0.0f, out.data(), n);
+           }));
+  };
   std::array<std::array<double, 2>, kMeasuredGemms.size()> best{};
   for (int pass = 0; pass < kMeasurePasses; ++pass) {
-    for (auto [index, gemm] : llvm::enumerate(kMeasuredGemms)) {
-      auto [gemmClass, m, n, k, transA, transB] = gemm;
-      int64_t lda = transA ? m : k, ldb = transB ? k : n;
-      auto keep = [&](GemmLibrary library, double gflops) {
-        double &rate = best[index][static_cast<unsigned>(library)];
-        rate = std::max(rate, gflops);
-      };
-      if (cblas)
-        keep(GemmLibrary::Cblas, measureRate({m, n, k}, [&] {
-               cblas(kCblasRowMajor, transA ? kCblasTrans : kCblasNoTrans,
-                     transB ? kCblasTrans : kCblasNoTrans, m, n, k, 1.0f,
-                     a.data(), lda, b.data(), ldb, 0.0f, out.data(), n);
-             }));
-      if (dnnl)
-        keep(GemmLibrary::Dnnl, measureRate({m, n, k}, [&] {
-               dnnl(transA ? 'T' : 'N', transB ? 'T' : 'N', m, n, k, 1.0f,
-                    a.data(), lda, b.data(), ldb, 0.0f, out.data(), n);
-             }));
-    }
+    for (auto [index, gemm] : llvm::enumerate(kMeasuredGemms))
+      measureBoth(gemm, best[index]);
+    for (auto [form, gemm] : llvm::enumerate(kOrientationGemms))
+      measureBoth(gemm, result.orientationGflops[form]);
   }
   // Per library and class: flops and seconds, summed over its GEMMs.
   std::array<std::array<double, kNumGemmClasses>, 2> flops{}, seconds{};
@@ -286,9 +301,12 @@ static std::optional<GemmChoice> readChoice(const std::string &path) {
   std::optional<GemmLibrary> shortRows =
       parseLibrary(choice->getString("short"));
   std::optional<GemmLibrary> narrow = parseLibrary(choice->getString("narrow"));
-  if (!small || !medium || !large || !thin || !shortRows || !narrow)
+  std::optional<bool> transposeShort = choice->getBoolean("transpose_short");
+  if (!small || !medium || !large || !thin || !shortRows || !narrow ||
+      !transposeShort)
     return std::nullopt;
-  return GemmChoice{*small, *medium, *large, *thin, *shortRows, *narrow};
+  return GemmChoice{*small,     *medium, *large,         *thin,
+                    *shortRows, *narrow, *transposeShort};
 }
 
 /// Writes `measurement` to `path` (writeFile: a temporary file renamed over
@@ -327,6 +345,18 @@ static bool writeChoice(const std::string &path,
                   measurement.gflops[static_cast<unsigned>(library)][c]);
           });
       });
+      // The short products' two forms (kOrientationGemms).
+      json.attributeObject("orientation_gflops", [&] {
+        for (auto [form, name] : llvm::enumerate(
+                 std::array<llvm::StringRef, 2>{"direct", "transposed"}))
+          json.attributeObject(name, [&] {
+            for (GemmLibrary library : {GemmLibrary::Dnnl, GemmLibrary::Cblas})
+              json.attribute(
+                  stringifyLibrary(library),
+                  measurement
+                      .orientationGflops[form][static_cast<unsigned>(library)]);
+          });
+      });
       json.attributeArray("sick", [&] {
         for (GemmLibrary library : {GemmLibrary::Dnnl, GemmLibrary::Cblas})
           if (measurement.sick[static_cast<unsigned>(library)])
@@ -338,6 +368,7 @@ static bool writeChoice(const std::string &path,
               GemmClass::Thin, GemmClass::Short, GemmClass::Narrow})
           json.attribute(stringifyGemmClass(c),
                          stringifyLibrary(measurement.choice.get(c)));
+        json.attribute("transpose_short", measurement.choice.transposeShort);
       });
     });
     os << "\n";

@@ -5,8 +5,8 @@
 // measured on the host, not fixed: oneDNN's dnnl_sgemm and the CBLAS's
 // cblas_sgemm (OpenBLAS) each run one shape per class on the threads the
 // process gives them, and the faster takes the class (the two rank
-// differently at 1 and 2 threads). A library whose large-GEMM rate is under half
-// the other's is sick (Debian's OpenBLAS 0.3.21 on CPUs it does not know
+// differently at 1 and 2 threads). A library whose large-GEMM rate is under
+// half the other's is sick (Debian's OpenBLAS 0.3.21 on CPUs it does not know
 // falls back to slow kernels) and takes none. The result is kept in the
 // tuning directory, one file per host, pair of libraries, kernel setting and
 // thread count, so that every
@@ -42,6 +42,9 @@ struct GemmMeasurement {
   /// GFLOP/s of each library (GemmLibrary's order: CBLAS, oneDNN) on each
   /// class's GEMMs (GemmClass order); 0 for a library that is missing.
   std::array<std::array<double, kNumGemmClasses>, 2> gflops{};
+  /// GFLOP/s of each library (GemmLibrary's order) on the two forms of
+  /// kOrientationGemms (theirs order: direct, transposed); 0 if missing.
+  std::array<std::array<double, 2>, 2> orientationGflops{};
   /// The libraries found sick (or missing).
   std::array<bool, 2> sick{};
   GemmChoice choice;
@@ -84,6 +87,17 @@ inline constexpr std::array<MeasuredGemm, 13> kMeasuredGemms = {{
     {GemmClass::Narrow, 144, 16, 8192, true, false},
 }};
 
+/// The orientation choice (GemmChoice::transposeShort,
+/// trellis-orient-contractions) times a dense layer's input gradient over 64
+/// rows in its direct form, dY·Wᵀ (a short product), against its transpose
+/// as the transposed chain runs it, W·dHᵀ with dHᵀ held plain (a large
+/// product): each in the library its class chose. On Zen 5 (AVX-512)
+/// oneDNN ran them at 142 and 193 GFLOP/s.
+inline constexpr std::array<MeasuredGemm, 2> kOrientationGemms = {{
+    {GemmClass::Short, 64, 1024, 1024, false, true},
+    {GemmClass::Large, 1024, 64, 1024, false, false},
+}};
+
 /// A class goes to the CBLAS only if it is this much faster than oneDNN
 /// (noise does not flip the choice between two close libraries).
 inline constexpr double kGemmChoiceMargin = 1.1;
@@ -96,7 +110,9 @@ inline constexpr double kSickGemmFraction = 0.5;
 /// whose large-shape rate is under kSickGemmFraction of the other's (or 0:
 /// missing) is sick; each class goes to the CBLAS if it is not sick and
 /// faster than oneDNN by kGemmChoiceMargin, or if oneDNN is sick, else to
-/// oneDNN. If both are sick (neither could be measured) neither is.
+/// oneDNN. If both are sick (neither could be measured) neither is. Short
+/// products are transposed if the transposed form, in its class's library,
+/// is faster than the direct one, in its own, by kGemmChoiceMargin.
 void judgeGemmRates(GemmMeasurement &measurement);
 
 /// Returns the host's choice: the one kept in `options.tuningDir` for this

@@ -77,6 +77,42 @@ TEST(GemmChoice, MissingLibraryIsNeverChosen) {
   EXPECT_FALSE(none.sick[0] || none.sick[1]);
 }
 
+/// The orientation choice on made-up rates of kOrientationGemms' two forms
+/// ({direct, transposed} per library) after the classes are chosen.
+GemmMeasurement orientation(std::array<double, 6> cblas,
+                            std::array<double, 6> dnnl,
+                            std::array<double, 2> cblasForms,
+                            std::array<double, 2> dnnlForms) {
+  GemmMeasurement m;
+  m.gflops[static_cast<unsigned>(Cblas)] = cblas;
+  m.gflops[static_cast<unsigned>(Dnnl)] = dnnl;
+  for (unsigned form = 0; form < 2; ++form) {
+    m.orientationGflops[form][static_cast<unsigned>(Cblas)] = cblasForms[form];
+    m.orientationGflops[form][static_cast<unsigned>(Dnnl)] = dnnlForms[form];
+  }
+  judgeGemmRates(m);
+  return m;
+}
+
+TEST(GemmChoice, TransposedShortProductsByTheMargin) {
+  std::array<double, 6> even = {100, 100, 100, 100, 100, 100};
+  // Zen 5, oneDNN: dY·Wᵀ 142 GFLOP/s, W·dHᵀ 193.
+  EXPECT_TRUE(
+      orientation(even, even, {140, 150}, {142, 193}).choice.transposeShort);
+  // 5 % is noise: the direct form stays.
+  EXPECT_FALSE(
+      orientation(even, even, {140, 150}, {142, 149}).choice.transposeShort);
+  // Each form counts in its class's library: short to the CBLAS (145 on
+  // the direct form), large to oneDNN (150 on the transposed one).
+  std::array<double, 6> cblasShort = {100, 100, 100, 100, 200, 100};
+  EXPECT_FALSE(orientation(cblasShort, even, {145, 300}, {90, 150})
+                   .choice.transposeShort);
+  // A form nobody measured is never taken.
+  EXPECT_FALSE(orientation(even, even, {0, 0}, {0, 0}).choice.transposeShort);
+  EXPECT_FALSE(
+      orientation(even, even, {0, 150}, {0, 193}).choice.transposeShort);
+}
+
 TEST(GemmChoice, ClassBoundaries) {
   using trellis::classifyGemm;
   EXPECT_EQ(classifyGemm(64, 64, 63), GemmClass::Small);

@@ -83,6 +83,11 @@ struct CompileOptions {
   /// cblas_dgemm). With measureGemmLibraries, the JIT replaces it by the
   /// host's measured choice.
   GemmChoice sgemm;
+  /// The form of short A·Bᵀ products when given (--short-gemms): true
+  /// computes them as their transposes (trellis-orient-contractions), false
+  /// as they are; unset, `sgemm.transposeShort` (the measured choice)
+  /// decides.
+  std::optional<bool> transposeShort;
   /// Share the leading parallel loops of linalg ops with enough work among
   /// OpenMP threads (trellis-parallelize-linalg, convert-scf-to-openmp), and
   /// the batches of small oneDNN GEMMs (convert-linalg-to-blas's

@@ -25,6 +25,9 @@ namespace trellis::tools {
 /// `--sgemm`: the f32 GEMM library, measured on the host or fixed.
 enum class SgemmFlag { Auto, Dnnl, Cblas };
 
+/// `--short-gemms`: the form of short A·Bᵀ products, measured or fixed.
+enum class ShortGemmsFlag { Auto, Direct, Transposed };
+
 /// Parses `--collective-timeout`'s seconds (runtime::parseCollectiveTimeout).
 struct SecondsParser : llvm::cl::parser<double> {
   using llvm::cl::parser<double>::parser;
@@ -40,7 +43,7 @@ struct SecondsParser : llvm::cl::parser<double> {
 
 /// The flags of the MLIR lowering: `--attention-chunk`,
 /// `--check-collectives`, `--remat`, `--remat-every`, `--remat-budget`,
-/// `--parallel-loops`, `--sgemm`.
+/// `--parallel-loops`, `--sgemm`, `--short-gemms`.
 /// trellis-aot has these alone; the JIT tools have CompileFlags.
 struct LoweringFlags {
   explicit LoweringFlags(llvm::cl::OptionCategory &category)
@@ -95,7 +98,22 @@ struct LoweringFlags {
                   clEnumValN(SgemmFlag::Dnnl, "dnnl", "oneDNN's dnnl_sgemm"),
                   clEnumValN(SgemmFlag::Cblas, "cblas",
                              "cblas_sgemm (OpenBLAS)")),
-              llvm::cl::cat(category)) {}
+              llvm::cl::cat(category)),
+        shortGemms(
+            "short-gemms",
+            llvm::cl::desc("Form of the short A*B^T products (a dense "
+                           "layer's input gradient over a batch of at most "
+                           "128 rows)"),
+            llvm::cl::init(ShortGemmsFlag::Auto),
+            llvm::cl::values(
+                clEnumValN(ShortGemmsFlag::Auto, "auto",
+                           "as measured with the libraries (--sgemm=auto), "
+                           "direct otherwise"),
+                clEnumValN(ShortGemmsFlag::Direct, "direct", "A*B^T"),
+                clEnumValN(ShortGemmsFlag::Transposed, "transposed",
+                           "(B*A^T)^T, the transposed layout carried through "
+                           "the element-wise ops after it")),
+            llvm::cl::cat(category)) {}
 
   /// Sets the fields of `options` that these flags choose.
   void fill(CompileOptions &options) const {
@@ -109,6 +127,8 @@ struct LoweringFlags {
     if (sgemm != SgemmFlag::Auto)
       options.sgemm = GemmChoice::all(
           sgemm == SgemmFlag::Dnnl ? GemmLibrary::Dnnl : GemmLibrary::Cblas);
+    if (shortGemms != ShortGemmsFlag::Auto)
+      options.transposeShort = shortGemms == ShortGemmsFlag::Transposed;
   }
 
   llvm::cl::opt<int64_t> attentionChunk;
@@ -118,6 +138,7 @@ struct LoweringFlags {
   llvm::cl::opt<bool> parallelLoops;
   llvm::cl::opt<int64_t> rematBudget;
   llvm::cl::opt<SgemmFlag> sgemm;
+  llvm::cl::opt<ShortGemmsFlag> shortGemms;
 };
 
 /// The flags of a JIT tool: the lowering's and `--opt-level`,

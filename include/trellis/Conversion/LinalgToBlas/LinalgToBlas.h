@@ -89,10 +89,14 @@ struct GemmChoice {
   GemmLibrary thin = GemmLibrary::Dnnl;
   GemmLibrary shortRows = GemmLibrary::Dnnl;
   GemmLibrary narrow = GemmLibrary::Dnnl;
+  /// Compute short A·Bᵀ products as their transposes, B·Aᵀ
+  /// (trellis-orient-contractions), where the host's short-class library
+  /// runs the transposed chain faster.
+  bool transposeShort = false;
 
-  /// The same library for every class.
+  /// The same library for every class, every product in its own form.
   static GemmChoice all(GemmLibrary library) {
-    return {library, library, library, library, library, library};
+    return {library, library, library, library, library, library, false};
   }
   GemmLibrary get(GemmClass gemmClass) const {
     switch (gemmClass) {
@@ -114,7 +118,8 @@ struct GemmChoice {
   bool operator==(const GemmChoice &other) const {
     return small == other.small && medium == other.medium &&
            large == other.large && thin == other.thin &&
-           shortRows == other.shortRows && narrow == other.narrow;
+           shortRows == other.shortRows && narrow == other.narrow &&
+           transposeShort == other.transposeShort;
   }
 };
 
@@ -127,6 +132,7 @@ inline constexpr size_t kMaxFusedBodyOps = 256;
 #define GEN_PASS_DECL_CONVERTLINALGTOBLAS
 #define GEN_PASS_DECL_TRELLISPREPARECONTRACTIONS
 #define GEN_PASS_DECL_TRELLISFUSEELEMENTWISE
+#define GEN_PASS_DECL_TRELLISORIENTCONTRACTIONS
 #include "trellis/Conversion/Passes.h.inc"
 
 /// Loop positions of a GEMM-shaped contraction

@@ -4,7 +4,9 @@
 // rates and the choice in $XDG_CACHE_HOME/trellis/gemm-choice-<host>.json;
 // later compiles use the kept choice: edited to small/medium/large/thin/
 // short/narrow = cblas/dnnl/cblas/dnnl/cblas/dnnl, the 8³ and 256³ products call cblas_sgemm and the 64³
-// one dnnl_sgemm. --sgemm=dnnl and --sgemm=cblas fix the library and
+// one dnnl_sgemm. The file also holds the form of short A·Bᵀ products
+// (transpose_short, measured on kOrientationGemms; its effect:
+// test/Integration/JIT/blas/short-gemms.mlir). --sgemm=dnnl and --sgemm=cblas fix the library and
 // measure nothing. A damaged file is measured anew; two processes that
 // start at once leave one file; a library's kernel variable set keeps a
 // choice of its own, and so does each thread count. Every run's results
@@ -15,7 +17,7 @@
 // RUN: env XDG_CACHE_HOME=%t/xdg trellis-run %s --entry=three --input=%t/a8.npy --input=%t/a64.npy --input=%t/a256.npy --output-dir=%t/first
 // RUN: %python %S/gemm_choice.py check %t %t/first
 // RUN: cat %t/xdg/trellis/gemm-choice-*.json | FileCheck %s --check-prefix=CHECK-FILE
-// CHECK-FILE: "format": 6,
+// CHECK-FILE: "format": 7,
 // CHECK-FILE: "variables": {
 // CHECK-FILE: "threads": {
 // CHECK-FILE-NEXT: "openmp": {{[0-9]+}},
@@ -30,6 +32,13 @@
 // CHECK-FILE-NEXT: "narrow": {{[0-9.e+]+}}
 // CHECK-FILE: "cblas": {
 // CHECK-FILE-NEXT: "small": {{[0-9.e+]+}},
+// CHECK-FILE: "orientation_gflops": {
+// CHECK-FILE-NEXT: "direct": {
+// CHECK-FILE-NEXT: "dnnl": {{[0-9.e+]+}},
+// CHECK-FILE-NEXT: "cblas": {{[0-9.e+]+}}
+// CHECK-FILE: "transposed": {
+// CHECK-FILE-NEXT: "dnnl": {{[0-9.e+]+}},
+// CHECK-FILE-NEXT: "cblas": {{[0-9.e+]+}}
 // CHECK-FILE: "sick": [
 // CHECK-FILE: "choice": {
 // CHECK-FILE-NEXT: "small": "{{dnnl|cblas}}",
@@ -37,7 +46,8 @@
 // CHECK-FILE-NEXT: "large": "{{dnnl|cblas}}",
 // CHECK-FILE-NEXT: "thin": "{{dnnl|cblas}}",
 // CHECK-FILE-NEXT: "short": "{{dnnl|cblas}}",
-// CHECK-FILE-NEXT: "narrow": "{{dnnl|cblas}}"
+// CHECK-FILE-NEXT: "narrow": "{{dnnl|cblas}}",
+// CHECK-FILE-NEXT: "transpose_short": {{true|false}}
 //
 // RUN: %python %S/gemm_choice.py edit %t/xdg/trellis cblas dnnl cblas dnnl cblas dnnl
 // RUN: env XDG_CACHE_HOME=%t/xdg trellis-run %s --entry=three --input=%t/a8.npy --input=%t/a64.npy --input=%t/a256.npy --output-dir=%t/kept --dump-llvm-ir=%t/kept.ll

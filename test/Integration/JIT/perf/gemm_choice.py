@@ -4,8 +4,11 @@
   gemm_choice.py check DIR OUT...      each OUT's result{0,1,2}.npy is the
                                        square of its input, against float64
                                        NumPy (relative 1e-5 of the largest)
-  gemm_choice.py edit TUNING S M L     sets the choice of the one choice file
-                                       in TUNING to S, M, L (dnnl or cblas)
+  gemm_choice.py edit TUNING S M L T SH N
+                                       sets the choice of the one choice file
+                                       in TUNING to these libraries (dnnl or
+                                       cblas) per class, short products in
+                                       their direct form
   gemm_choice.py damage TUNING         overwrites it with text that is no JSON
 """
 import glob
@@ -45,6 +48,7 @@ def main():
             kept = json.load(f)
         kept["choice"] = dict(zip(("small", "medium", "large", "thin", "short", "narrow"),
                                   args[1:7]))
+        kept["choice"]["transpose_short"] = False
         with open(path, "w") as f:
             json.dump(kept, f)
     elif command == "damage":
