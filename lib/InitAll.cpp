@@ -111,6 +111,7 @@ void trellis::registerAllPasses() {
   registerTrellisCheckTensorSizes();
   registerTrellisFillSplats();
   registerTrellisChooseDestinations();
+  registerTrellisEarlyResults();
   registerConvertCollToMPI();
   registerTrellisPrepareContractions();
   registerTrellisOrientContractions();

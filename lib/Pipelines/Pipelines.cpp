@@ -95,6 +95,9 @@ void trellis::buildLowerToLLVMPipeline(OpPassManager &pm,
   // written into the module (bufferization would make them globals).
   pm.addNestedPass<func::FuncOp>(createTrellisFillSplats());
 
+  // Parameter updates (ops computing the results) as soon as their
+  // gradients are there, while those are in cache.
+  pm.addNestedPass<func::FuncOp>(createTrellisEarlyResults());
   // Each op's destination its own: an element-wise op's dying operand, or
   // an empty tensor of its own, so that no buffer outlives its value.
   pm.addNestedPass<func::FuncOp>(createTrellisChooseDestinations());
