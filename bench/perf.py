@@ -476,7 +476,7 @@ def gemm_choice_description():
     for path in files:
         with open(path) as f:
             kept = json.load(f)
-        if kept.get("format") != 6 or kept.get("variables") != ours:
+        if kept.get("format") != 7 or kept.get("variables") != ours:
             continue  # an earlier build's, or another setting's
         threads = kept["threads"]["openmp"]
         rates = "; ".join(
@@ -487,10 +487,14 @@ def gemm_choice_description():
         sick = ", ".join(kept["sick"]) or "none"
         choice = ", ".join(f"{c} {kept['choice'][c]}"
                            for c in ("small", "medium", "large", "thin", "short", "narrow"))
+        forms = kept["orientation_gflops"]
+        orientation = (f"short A·Bᵀ {'transposed' if kept['choice']['transpose_short'] else 'direct'}"
+                       f" (direct {forms['direct'][kept['choice']['short']]:.0f}, transposed "
+                       f"{forms['transposed'][kept['choice']['large']]:.0f} GFLOP/s)")
         setting = " ".join(f"{k}={v}" for k, v in ours.items()) or "no kernel variables set"
         lines.append(f"{threads}-thread GFLOP/s small/medium/large/thin/short/narrow: {rates}; "
                      f"sick: {sick}; "
-                     f"chosen: {choice} ({setting}; {os.path.basename(path)})")
+                     f"chosen: {choice}, {orientation} ({setting}; {os.path.basename(path)})")
     if not lines:
         return f"no choice measured under this run's kernel variables in {tuning}"
     return "\n  ".join(lines)

@@ -179,7 +179,7 @@ def TrellisOrientContractions : Pass<"trellis-orient-contractions"> {
                 "library runs that form faster, and carry the transposed "
                 "layout through the element-wise ops after them";
   let description = [{
-    A GEMM over few rows (M at most 128, the `short` class of
+    An f32 GEMM over few rows (M at most 128, the `short` class of
     `convert-linalg-to-blas`) that reads its right operand transposed,
     `C = A·Bᵀ` — a dense layer's input gradient `dY·Wᵀ` over a short batch —
     runs at two thirds of the rate of the plain product on some hosts' oneDNN

@@ -287,7 +287,7 @@ void Orienter::transposeContraction(linalg::LinalgOp op) {
   }
 }
 
-/// A short GEMM this pass computes as its transpose: M at most
+/// A short f32 GEMM this pass computes as its transpose: M at most
 /// kShortGemmM rows against more columns, B read transposed (its transpose
 /// reads A's operand plain if A was read transposed, and keeps the form
 /// otherwise, but leaves its result transposed for the next product).
@@ -295,7 +295,10 @@ bool isCandidate(linalg::LinalgOp op) {
   std::optional<Orientation> orientation = matchPlainResultGemm(op);
   if (!orientation || !orientation->transB || !isMatrix(op->getResult(0)))
     return false;
+  // The measurement that turns the pass on times f32 GEMMs.
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type.getElementType().isF32())
+    return false;
   return type.getDimSize(0) <= trellis::kShortGemmM &&
          type.getDimSize(1) > trellis::kShortGemmM;
 }

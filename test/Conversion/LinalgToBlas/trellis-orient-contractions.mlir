@@ -93,22 +93,25 @@ func.func @chain(%dy: tensor<16x200xf32>, %w1: tensor<160x200xf32>, %z: tensor<1
 
 // -----
 
-// Not short (256 rows), a plain product (X·W) and one with A transposed
-// (Xᵀ·dY, a weight gradient) keep their form.
+// Not short (256 rows), a plain product (X·W), one with A transposed
+// (Xᵀ·dY, a weight gradient) and an f64 one (the measurement that turns the
+// pass on times f32 GEMMs) keep their form.
 // CHECK-LABEL: func.func @kept
 // CHECK-NOT: scf.for
 // CHECK-NOT: linalg.transpose
 // CHECK: ins(%arg0, %arg1 : tensor<256x200xf32>, tensor<160x200xf32>) outs(%{{.*}} : tensor<256x160xf32>)
 // CHECK: ins(%arg2, %arg3 : tensor<16x200xf32>, tensor<200x160xf32>) outs(%{{.*}} : tensor<16x160xf32>)
 // CHECK: ins(%arg2, %arg4 : tensor<16x200xf32>, tensor<16x160xf32>) outs(%{{.*}} : tensor<200x160xf32>)
+// CHECK: ins(%arg5, %arg6 : tensor<16x200xf64>, tensor<160x200xf64>) outs(%{{.*}} : tensor<16x160xf64>)
 // CHECK-NOT: linalg.transpose
 #mk = affine_map<(m, n, k) -> (m, k)>
 #nk = affine_map<(m, n, k) -> (n, k)>
 #kn = affine_map<(m, n, k) -> (k, n)>
 #km = affine_map<(m, n, k) -> (k, m)>
 #mn = affine_map<(m, n, k) -> (m, n)>
-func.func @kept(%a: tensor<256x200xf32>, %w: tensor<160x200xf32>, %x: tensor<16x200xf32>, %v: tensor<200x160xf32>, %dy: tensor<16x160xf32>)
-    -> (tensor<256x160xf32>, tensor<16x160xf32>, tensor<200x160xf32>) {
+func.func @kept(%a: tensor<256x200xf32>, %w: tensor<160x200xf32>, %x: tensor<16x200xf32>, %v: tensor<200x160xf32>, %dy: tensor<16x160xf32>,
+                %dy64: tensor<16x200xf64>, %w64: tensor<160x200xf64>)
+    -> (tensor<256x160xf32>, tensor<16x160xf32>, tensor<200x160xf32>, tensor<16x160xf64>) {
   %zero = arith.constant 0.0 : f32
   %e0 = tensor.empty() : tensor<256x160xf32>
   %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<256x160xf32>) -> tensor<256x160xf32>
@@ -137,7 +140,17 @@ func.func @kept(%a: tensor<256x200xf32>, %w: tensor<160x200xf32>, %x: tensor<16x
     %s = arith.addf %c, %m : f32
     linalg.yield %s : f32
   } -> tensor<200x160xf32>
-  return %r0, %r1, %r2 : tensor<256x160xf32>, tensor<16x160xf32>, tensor<200x160xf32>
+  %zero64 = arith.constant 0.0 : f64
+  %e3 = tensor.empty() : tensor<16x160xf64>
+  %f3 = linalg.fill ins(%zero64 : f64) outs(%e3 : tensor<16x160xf64>) -> tensor<16x160xf64>
+  %r3 = linalg.generic {indexing_maps = [#mk, #nk, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%dy64, %w64 : tensor<16x200xf64>, tensor<160x200xf64>) outs(%f3 : tensor<16x160xf64>) {
+  ^bb0(%p: f64, %q: f64, %c: f64):
+    %m = arith.mulf %p, %q : f64
+    %s = arith.addf %c, %m : f64
+    linalg.yield %s : f64
+  } -> tensor<16x160xf64>
+  return %r0, %r1, %r2, %r3 : tensor<256x160xf32>, tensor<16x160xf32>, tensor<200x160xf32>, tensor<16x160xf64>
 }
 
 // -----

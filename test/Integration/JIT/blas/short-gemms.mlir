@@ -3,7 +3,8 @@
 // gradients (--short-gemms, trellis-orient-contractions): dY·Wᵀ as it is,
 // and as its transpose W·dHᵀ with the transposed layout carried through
 // the ReLU VJPs and bias gradients. Both match float64 NumPy's
-// backpropagation (rtol 1e-5 in f32, 1e-12 in f64) and each other; the
+// backpropagation (rtol 1e-5 in f32; in f64, whose products the pass
+// leaves as they are, 1e-12) and each other; the
 // LLVM IR shows the forms: the direct run calls oneDNN with B transposed on
 // 16 rows, the transposed one the plain 160×16 products.
 // REQUIRES: numpy
