@@ -476,7 +476,7 @@ def gemm_choice_description():
     for path in files:
         with open(path) as f:
             kept = json.load(f)
-        if kept.get("format") != 7 or kept.get("variables") != ours:
+        if kept.get("format") != 8 or kept.get("variables") != ours:
             continue  # an earlier build's, or another setting's
         threads = kept["threads"]["openmp"]
         rates = "; ".join(

@@ -68,7 +68,7 @@ struct MeasuredGemm {
 /// on Zen 5 capped to AVX2, at 2 threads, oneDNN ran the products with K =
 /// 256 and the contraction's weight gradient at 96-133 GFLOP/s where
 /// OpenBLAS ran them at 161-193; the other three were within about 10 %.
-inline constexpr std::array<MeasuredGemm, 13> kMeasuredGemms = {{
+inline constexpr std::array<MeasuredGemm, 15> kMeasuredGemms = {{
     {GemmClass::Small, 64, 64, 32, false, false},
     {GemmClass::Medium, 256, 128, 128, false, false},
     {GemmClass::Large, 512, 512, 512, false, false},
@@ -81,7 +81,13 @@ inline constexpr std::array<MeasuredGemm, 13> kMeasuredGemms = {{
     {GemmClass::Large, 2048, 1024, 256, false, true},
     {GemmClass::Large, 1024, 256, 2048, true, false},
     {GemmClass::Thin, 1024, 1024, 64, true, false},
+    // A dense layer over 64 rows: forward, from a 784-wide input too (an
+    // odd K: oneDNN capped to AVX2 ran 64×1024×784 at 50 GFLOP/s on Zen 5,
+    // OpenBLAS at 95, while the two were even on 64×1024×1024), and the
+    // input gradient dY·Wᵀ.
     {GemmClass::Short, 64, 1024, 1024, false, false},
+    {GemmClass::Short, 64, 1024, 784, false, false},
+    {GemmClass::Short, 64, 1024, 1024, false, true},
     // A convolution's im2col GEMM with 16 filters and its weight gradient.
     {GemmClass::Narrow, 8192, 16, 144, false, false},
     {GemmClass::Narrow, 144, 16, 8192, true, false},

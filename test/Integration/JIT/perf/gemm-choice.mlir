@@ -17,7 +17,7 @@
 // RUN: env XDG_CACHE_HOME=%t/xdg trellis-run %s --entry=three --input=%t/a8.npy --input=%t/a64.npy --input=%t/a256.npy --output-dir=%t/first
 // RUN: %python %S/gemm_choice.py check %t %t/first
 // RUN: cat %t/xdg/trellis/gemm-choice-*.json | FileCheck %s --check-prefix=CHECK-FILE
-// CHECK-FILE: "format": 7,
+// CHECK-FILE: "format": 8,
 // CHECK-FILE: "variables": {
 // CHECK-FILE: "threads": {
 // CHECK-FILE-NEXT: "openmp": {{[0-9]+}},
