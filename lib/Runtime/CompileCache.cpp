@@ -209,10 +209,8 @@ static void hashOptions(HashStream &os, const CompileOptions &options) {
   os.field("sgemm.thin", static_cast<int64_t>(sgemmThin));
   os.field("sgemm.short", static_cast<int64_t>(sgemmShort));
   os.field("sgemm.narrow", static_cast<int64_t>(sgemmNarrow));
-  os.field("sgemm.transposeShort", transposeShort);
-  os.field("transposeShort", transposeShortFlag.has_value()
-                                 ? static_cast<int64_t>(*transposeShortFlag)
-                                 : -1);
+  // The form the pipeline takes: the flag's over the measured one.
+  os.field("transposeShort", transposeShortFlag.value_or(transposeShort));
   (void)measureGemmLibraries;
   (void)tuningDir;
   (void)gemmKernelVariables;

@@ -104,6 +104,22 @@ inline constexpr std::array<MeasuredGemm, 2> kOrientationGemms = {{
     {GemmClass::Large, 1024, 64, 1024, false, false},
 }};
 
+/// The direct form is one of the short class's own GEMMs, timed once: its
+/// index in kMeasuredGemms.
+inline constexpr size_t kDirectFormIndex = [] {
+  const MeasuredGemm &direct = kOrientationGemms[0];
+  for (size_t i = 0; i < kMeasuredGemms.size(); ++i) {
+    const MeasuredGemm &gemm = kMeasuredGemms[i];
+    if (gemm.gemmClass == direct.gemmClass && gemm.m == direct.m &&
+        gemm.n == direct.n && gemm.k == direct.k &&
+        gemm.transA == direct.transA && gemm.transB == direct.transB)
+      return i;
+  }
+  return kMeasuredGemms.size();
+}();
+static_assert(kDirectFormIndex < kMeasuredGemms.size(),
+              "the direct form must be one of the measured GEMMs");
+
 /// A class goes to the CBLAS only if it is this much faster than oneDNN
 /// (noise does not flip the choice between two close libraries).
 inline constexpr double kGemmChoiceMargin = 1.1;

@@ -1,6 +1,6 @@
 //===- MatchGemm.cpp - Recognize GEMM-shaped linalg contractions ----------===//
 //
-// One matcher for both passes of the BLAS path: the tensor-level preparation
+// One matcher for the passes of the BLAS path: the tensor-level preparation
 // and the memref-level rewrite must agree on what is a GEMM. It is stricter
 // than upstream's ContractionOpInterface check (which skips unary ops between
 // the multiply and the add): the body must be exactly `out + a * b`, so the
@@ -12,6 +12,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
 
@@ -26,7 +28,8 @@ static bool isMulAddBody(Block &body) {
   if (body.getNumArguments() != 3 || !llvm::hasNItems(body, 3))
     return false;
   auto mul = dyn_cast<arith::MulFOp>(&body.front());
-  auto add = dyn_cast_or_null<arith::AddFOp>(mul ? mul->getNextNode() : nullptr);
+  auto add =
+      dyn_cast_or_null<arith::AddFOp>(mul ? mul->getNextNode() : nullptr);
   auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
   if (!mul || !add || !yield || yield.getNumOperands() != 1 ||
       yield.getOperand(0) != add.getResult())
@@ -75,4 +78,20 @@ FailureOr<trellis::GemmDims> trellis::matchGemm(linalg::LinalgOp op) {
   if (!haveM || !haveN || !haveK)
     return failure();
   return dims;
+}
+
+void trellis::eraseWithDeadFillChain(RewriterBase &rewriter, Operation *op) {
+  SmallVector<Operation *> worklist = {op};
+  while (!worklist.empty()) {
+    Operation *dead = worklist.pop_back_val();
+    if (!dead->use_empty() ||
+        !isa<linalg::FillOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+             tensor::EmptyOp>(dead))
+      continue;
+    SmallVector<Value> operands(dead->getOperands());
+    rewriter.eraseOp(dead);
+    for (Value operand : operands)
+      if (Operation *producer = operand.getDefiningOp())
+        worklist.push_back(producer);
+  }
 }

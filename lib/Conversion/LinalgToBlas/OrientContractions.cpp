@@ -79,35 +79,24 @@ bool isTurnable(linalg::GenericOp op) {
   return llvm::all_of(op->getResult(0).getUses(), isLinalgInput);
 }
 
-/// The operands of a 2-D GEMM on tensors: which of A and B its maps read
-/// transposed.
-struct Orientation {
-  bool transA, transB;
-};
-
-/// Matches a 2-D contraction `out + a * b` on tensors whose init is a
-/// linalg.fill and whose result map is (m, n), and returns how it reads its
-/// inputs.
-std::optional<Orientation> matchPlainResultGemm(linalg::LinalgOp op) {
+/// True if `op` is a 2-D contraction `out + a * b` on tensors whose init is
+/// a linalg.fill, whose result map is (m, n) and which reads B transposed,
+/// as (n, k).
+bool isProductWithBTransposed(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumLoops() != 3)
-    return std::nullopt;
+    return false;
   FailureOr<trellis::GemmDims> dims = trellis::matchGemm(op);
   if (failed(dims) || !dims->batch.empty() ||
       !op.getDpsInits()[0].getDefiningOp<linalg::FillOp>())
-    return std::nullopt;
+    return false;
   MLIRContext *context = op.getContext();
-  auto d = [&](unsigned dim) { return getAffineDimExpr(dim, context); };
   auto is = [&](AffineMap map, unsigned first, unsigned second) {
-    return map.getNumResults() == 2 && map.getResult(0) == d(first) &&
-           map.getResult(1) == d(second);
+    return map.getNumResults() == 2 &&
+           map.getResult(0) == getAffineDimExpr(first, context) &&
+           map.getResult(1) == getAffineDimExpr(second, context);
   };
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  if (!is(maps[2], dims->m, dims->n))
-    return std::nullopt;
-  Orientation orientation;
-  orientation.transA = is(maps[0], dims->k, dims->m);
-  orientation.transB = is(maps[1], dims->n, dims->k);
-  return orientation;
+  return is(maps[2], dims->m, dims->n) && is(maps[1], dims->n, dims->k);
 }
 
 /// How many rows of an operand read across its rows a turned element-wise
@@ -217,9 +206,8 @@ void Orienter::turn(linalg::GenericOp op, Value value, Value transposed) {
   replaceByTransposed(result, replacement);
   Value init = op.getDpsInits()[0];
   rewriter.eraseOp(op);
-  if (Operation *def = init.getDefiningOp();
-      def && isa<tensor::EmptyOp>(def) && def->use_empty())
-    rewriter.eraseOp(def);
+  if (Operation *def = init.getDefiningOp())
+    trellis::eraseWithDeadFillChain(rewriter, def);
 }
 
 Value Orienter::tileAcrossRows(linalg::GenericOp op) {
@@ -278,13 +266,7 @@ void Orienter::transposeContraction(linalg::LinalgOp op) {
   made.insert(transposed);
   replaceByTransposed(op->getResult(0), transposed->getResult(0));
   rewriter.eraseOp(op);
-  if (fill->use_empty()) {
-    Value init = fill.getDpsInits()[0];
-    rewriter.eraseOp(fill);
-    if (Operation *def = init.getDefiningOp();
-        def && isa<tensor::EmptyOp>(def) && def->use_empty())
-      rewriter.eraseOp(def);
-  }
+  trellis::eraseWithDeadFillChain(rewriter, fill);
 }
 
 /// A short f32 GEMM this pass computes as its transpose: M at most
@@ -292,8 +274,7 @@ void Orienter::transposeContraction(linalg::LinalgOp op) {
 /// reads A's operand plain if A was read transposed, and keeps the form
 /// otherwise, but leaves its result transposed for the next product).
 bool isCandidate(linalg::LinalgOp op) {
-  std::optional<Orientation> orientation = matchPlainResultGemm(op);
-  if (!orientation || !orientation->transB || !isMatrix(op->getResult(0)))
+  if (!isProductWithBTransposed(op) || !isMatrix(op->getResult(0)))
     return false;
   // The measurement that turns the pass on times f32 GEMMs.
   auto type = cast<RankedTensorType>(op->getResult(0).getType());

@@ -41,15 +41,15 @@ namespace {
 /// map from the copy's result indices to its source indices.
 std::optional<AffineMap> getPermutationSource(Value value, Value &source) {
   auto copy = value.getDefiningOp<linalg::LinalgOp>();
-  if (!copy || !copy.hasPureTensorSemantics() ||
-      copy.getNumDpsInputs() != 1 || copy.getNumDpsInits() != 1 ||
+  if (!copy || !copy.hasPureTensorSemantics() || copy.getNumDpsInputs() != 1 ||
+      copy.getNumDpsInits() != 1 ||
       copy.getNumParallelLoops() != copy.getNumLoops() ||
       copy->getNumRegions() != 1 || copy->getRegion(0).empty())
     return std::nullopt;
   Block &body = *copy.getBlock();
   auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
-  if (!llvm::hasSingleElement(body) || !yield ||
-      yield.getNumOperands() != 1 || yield.getOperand(0) != body.getArgument(0))
+  if (!llvm::hasSingleElement(body) || !yield || yield.getNumOperands() != 1 ||
+      yield.getOperand(0) != body.getArgument(0))
     return std::nullopt;
   AffineMap inMap = copy.getIndexingMapsArray()[0];
   AffineMap outMap = copy.getIndexingMapsArray()[1];
@@ -109,24 +109,6 @@ linalg::FillOp getFillThroughReshapes(Value value) {
   return nullptr;
 }
 
-/// Erases `op` and then its operands' producers that became unused, as long
-/// as they are fills, reshapes or tensor.empty.
-void eraseWithDeadFillChain(RewriterBase &rewriter, Operation *op) {
-  SmallVector<Operation *> worklist = {op};
-  while (!worklist.empty()) {
-    Operation *dead = worklist.pop_back_val();
-    if (!dead->use_empty() ||
-        !isa<linalg::FillOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
-             tensor::EmptyOp>(dead))
-      continue;
-    SmallVector<Value> operands(dead->getOperands());
-    rewriter.eraseOp(dead);
-    for (Value operand : operands)
-      if (Operation *producer = operand.getDefiningOp())
-        worklist.push_back(producer);
-  }
-}
-
 /// Gives `use` (an init its owner accumulates onto) a fill of its own,
 /// directly before the owner, when it is a linalg.fill result (possibly
 /// reshaped) that is shared or computed elsewhere.
@@ -150,7 +132,7 @@ void ownFill(RewriterBase &rewriter, OpOperand &use) {
                   .getResult(0);
   rewriter.modifyOpInPlace(owner, [&] { use.set(own); });
   if (Operation *def = value.getDefiningOp())
-    eraseWithDeadFillChain(rewriter, def);
+    trellis::eraseWithDeadFillChain(rewriter, def);
 }
 
 struct TrellisPrepareContractionsPass

@@ -8,9 +8,12 @@
 
 #include "llvm/ADT/SmallVector.h"
 
-namespace mlir::linalg {
+namespace mlir {
+class RewriterBase;
+namespace linalg {
 class LinalgOp;
-} // namespace mlir::linalg
+} // namespace linalg
+} // namespace mlir
 
 namespace trellis {
 
@@ -149,6 +152,11 @@ struct GemmDims {
 /// loops are batch dims (in all three operands, parallel), one m (A and C,
 /// parallel), one n (B and C, parallel) and one k (A and B, reduction).
 mlir::FailureOr<GemmDims> matchGemm(mlir::linalg::LinalgOp op);
+
+/// Erases `op` if it is unused and a linalg.fill, a reshape or a
+/// tensor.empty, then its operands' producers that became unused, as long
+/// as they are such ops (the zero init a rewritten contraction left).
+void eraseWithDeadFillChain(mlir::RewriterBase &rewriter, mlir::Operation *op);
 
 } // namespace trellis
 
