@@ -112,9 +112,11 @@ void trellis::registerAllPasses() {
   registerTrellisFillSplats();
   registerTrellisChooseDestinations();
   registerTrellisEarlyResults();
+  registerTrellisReturnArguments();
   registerConvertCollToMPI();
   registerTrellisPrepareContractions();
   registerTrellisOrientContractions();
+  registerTrellisFuseGemmUpdates();
   registerTrellisFuseElementwise();
   registerConvertLinalgToBlas();
   registerFixOpenMPISymbols();

@@ -218,6 +218,41 @@ def TrellisOrientContractions : Pass<"trellis-orient-contractions"> {
   ];
 }
 
+def TrellisFuseGemmUpdates : Pass<"trellis-fuse-gemm-updates",
+                                  "mlir::func::FuncOp"> {
+  let summary = "Fold an SGD update into the GEMM that computes its gradient";
+  let description = [{
+    A training step's update `p - lr · g` (or `p + c · g`, `p ± g`) of a
+    weight whose gradient `g` a GEMM computes from a zero init, when the
+    update is `g`'s only reader, becomes that GEMM accumulated into `p`:
+    a contraction whose body is `out - (a · b) · lr`, which
+    `convert-linalg-to-blas` calls with `alpha = -lr` and `beta = 1`.
+    The gradient is never written out and read back, and the update's
+    element-wise pass over the weight disappears.
+
+    The update must be element-wise with identity maps (the factor may be a
+    float from above or a rank-0 input), and the parameter must not be read
+    after it: the fused GEMM is placed after the GEMM and after the
+    parameter's last other reader, so that bufferization writes it into
+    the parameter's buffer instead of a copy. A step's parameter is its
+    own argument, which the compiled code may write (docs/embedding.md);
+    `trellis-return-arguments` then returns that buffer without the copy
+    the deallocation pipeline makes of a returned argument.
+
+    Example:
+
+    ```mlir
+    %g = linalg.generic {A·B} ins(%x, %dy) outs(%zero) -> tensor<64x32xf32>
+    %u = linalg.generic {p - g * lr} ins(%w, %g) outs(%e) -> tensor<64x32xf32>
+    // becomes
+    %u = linalg.generic {out - (a * b) * lr} ins(%x, %dy) outs(%w)
+    ```
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
+    "mlir::tensor::TensorDialect"
+  ];
+}
 def TrellisFuseElementwise : Pass<"trellis-fuse-elementwise"> {
   let summary = "Fuse elementwise linalg ops (upstream linalg-fuse-elementwise-"
                 "ops) without touching GEMM-shaped contractions";
@@ -557,6 +592,33 @@ def TrellisChooseDestinations : Pass<"trellis-choose-destinations"> {
     ```
   }];
   let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
+def TrellisReturnArguments : Pass<"trellis-return-arguments",
+                                  "mlir::ModuleOp"> {
+  let summary = "Return an entry function's argument buffer instead of the "
+                "clone the deallocation pipeline makes of it";
+  let description = [{
+    The ownership-based deallocation pipeline returns only buffers a
+    function owns, so a function that returns one of its arguments returns
+    a `bufferization.clone` of it. A training step whose parameter update
+    was written into the parameter's own buffer
+    (`trellis-fuse-gemm-updates`) would copy the whole weight again. For a
+    public function that nothing in the module calls (an entry: only the
+    host calls it, and the host frees only the buffers the compiled code
+    allocated, whatever results alias), such a clone of an argument whose
+    only use is the return is replaced by the argument itself. Run after
+    the deallocation pipeline, before `convert-bufferization-to-memref`.
+
+    Example:
+
+    ```mlir
+    %0 = bufferization.clone %arg0 : memref<16x8xf32> to memref<16x8xf32>
+    return %0 : memref<16x8xf32>
+    // becomes
+    return %arg0 : memref<16x8xf32>
+    ```
+  }];
 }
 
 def TrellisOutlineParallelRegions

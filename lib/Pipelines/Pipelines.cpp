@@ -91,6 +91,8 @@ void trellis::buildLowerToLLVMPipeline(OpPassManager &pm,
   orient.transposeShort =
       options.transposeShort.value_or(options.sgemm.transposeShort);
   pm.addNestedPass<func::FuncOp>(createTrellisOrientContractions(orient));
+  // SGD updates of weights computed by the GEMM of their gradient.
+  pm.addNestedPass<func::FuncOp>(createTrellisFuseGemmUpdates());
   // Large splat constants left after fusion are filled at run time, not
   // written into the module (bufferization would make them globals).
   pm.addNestedPass<func::FuncOp>(createTrellisFillSplats());
@@ -114,6 +116,8 @@ void trellis::buildLowerToLLVMPipeline(OpPassManager &pm,
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addNestedPass<func::FuncOp>(
       bufferization::createOptimizeAllocationLivenessPass());
+  // Entry functions return updated arguments as themselves, not copies.
+  pm.addPass(createTrellisReturnArguments());
   pm.addPass(createConvertBufferizationToMemRefPass());
   // Copies into and out of strided subviews as vectorized linalg loops, not
   // the runner utilities' element-by-element memrefCopy.

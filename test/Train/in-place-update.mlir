@@ -1,7 +1,8 @@
 // The update rules examples/modelgen.py writes (docs/training.md) are
-// computed over the gradient's buffer: after bufferization the update reads
-// the parameter and writes the buffer the gradient was computed into, which
-// the step returns. No buffer is allocated for a new parameter, none copied.
+// computed in place: after bufferization an update writes the parameter's
+// own buffer (SGD's weights) or the buffer its gradient was computed into,
+// which the step returns. No buffer is allocated for a new parameter, none
+// copied.
 // RUN: trellis-opt %s --trellis-lower-to-llvm --mlir-disable-threading \
 // RUN:   --mlir-print-ir-before=convert-linalg-to-loops -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s
@@ -14,22 +15,26 @@ func.func private @loss(%w: tensor<16x8xf32>, %b: tensor<8xf32>,
 }
 
 // SGD: w - lr·g, b - lr·g over the gradients dW (a GEMM's output) and db (a
-// column sum).
+// column sum). The weight's update is its gradient's GEMM accumulated into
+// the weight's own buffer (trellis-fuse-gemm-updates: alpha = -lr,
+// beta = 1), which the step returns as it is (trellis-return-arguments);
+// the bias's runs right after its gradient (trellis-early-results), over
+// the gradient's buffer.
 // CHECK-LABEL: func.func @sgd_step(
 // CHECK-SAME: %[[W:[^:]*]]: memref<16x8xf32>, %[[B:[^:]*]]: memref<8xf32>
-// Each update runs right after its gradient (trellis-early-results).
-// CHECK: %[[GW:.*]] = memref.alloc() {{.*}} : memref<16x8xf32>
-// CHECK: call @dnnl_sgemm(
-// CHECK-NOT: memref.alloc
+// CHECK-NOT: memref.alloc() {{.*}} : memref<16x8xf32>
 // CHECK-NOT: memref.copy
-// CHECK: linalg.generic {{.*}} ins(%[[W]] : memref<16x8xf32>) outs(%[[GW]] : memref<16x8xf32>)
+// CHECK: %[[ALPHA:.*]] = arith.negf
+// CHECK-NOT: memref.alloc() {{.*}} : memref<16x8xf32>
+// CHECK-NOT: memref.copy
+// CHECK: call @dnnl_sgemm(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ALPHA]],
 // CHECK: %[[GB:.*]] = memref.alloc() {{.*}} : memref<8xf32>
 // CHECK-NOT: memref.alloc
 // CHECK-NOT: memref.copy
 // CHECK: linalg.generic {{.*}} ins(%[[B]] : memref<8xf32>) outs(%[[GB]] : memref<8xf32>)
 // CHECK-NOT: memref.alloc
 // CHECK-NOT: memref.copy
-// CHECK: return %[[GW]], %[[GB]], %{{.*}} : memref<16x8xf32>, memref<8xf32>, memref<f32>
+// CHECK: return %[[W]], %[[GB]], %{{.*}} : memref<16x8xf32>, memref<8xf32>, memref<f32>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #id1 = affine_map<(d0) -> (d0)>
 func.func @sgd_step(%w: tensor<16x8xf32>, %b: tensor<8xf32>,

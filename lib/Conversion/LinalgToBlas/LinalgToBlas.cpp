@@ -105,7 +105,8 @@ FailureOr<SmallVector<int64_t>> getStaticStrides(MemRefType type) {
 /// Plans the BLAS call for `op`, or fails if the op is not a GEMM a BLAS can
 /// compute in place (types, layouts, sizes).
 FailureOr<GemmPlan> planGemm(linalg::LinalgOp op) {
-  FailureOr<trellis::GemmDims> dims = trellis::matchGemm(op);
+  FailureOr<trellis::GemmDims> dims =
+      trellis::matchGemm(op, trellis::GemmBody::Scaled);
   if (failed(dims) || !op.hasPureBufferSemantics())
     return failure();
   GemmPlan plan;
@@ -289,8 +290,15 @@ void emitGemm(OpBuilder &b, linalg::LinalgOp op, const GemmPlan &plan,
   }
   Value elementBytes =
       indexConst(plan.elementType.getIntOrFloatBitWidth() / 8);
-  Value alpha = arith::ConstantFloatOp::create(
-      b, loc, plan.elementType, APFloat(plan.elementType.getFloatSemantics(), 1));
+  // alpha: the body's factor of the product (an SGD update folded in by
+  // trellis-fuse-gemm-updates), else 1.
+  Value alpha = plan.dims.scale;
+  if (!alpha)
+    alpha = arith::ConstantFloatOp::create(
+        b, loc, plan.elementType,
+        APFloat(plan.elementType.getFloatSemantics(), 1));
+  if (plan.dims.negate)
+    alpha = arith::NegFOp::create(b, loc, alpha);
   Value beta = arith::ConstantFloatOp::create(
       b, loc, plan.elementType,
       APFloat(plan.elementType.getFloatSemantics(), overwrite ? 0 : 1));

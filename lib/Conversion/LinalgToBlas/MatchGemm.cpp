@@ -22,35 +22,77 @@ static bool isPair(Value a, Value b, Value x, Value y) {
   return (a == x && b == y) || (a == y && b == x);
 }
 
-/// True if the body is `yield(addf(out, mulf(a, b)))`, operands of each in
-/// either order, and nothing else.
-static bool isMulAddBody(Block &body) {
-  if (body.getNumArguments() != 3 || !llvm::hasNItems(body, 3))
+/// Matches the body `yield(out + a * b)`, operands of each in either order,
+/// and nothing else; with `scaled`, also `out ± (a * b) * c` and
+/// `out - a * b` for a float `c` defined outside the op. Returns false if the
+/// body is none of these; else sets `dims`' scale.
+static bool matchMulAddBody(Block &body, bool scaled, trellis::GemmDims &dims) {
+  if (body.getNumArguments() != 3)
     return false;
-  auto mul = dyn_cast<arith::MulFOp>(&body.front());
-  auto add =
-      dyn_cast_or_null<arith::AddFOp>(mul ? mul->getNextNode() : nullptr);
   auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
-  if (!mul || !add || !yield || yield.getNumOperands() != 1 ||
-      yield.getOperand(0) != add.getResult())
+  if (!yield || yield.getNumOperands() != 1)
     return false;
-  return isPair(mul.getLhs(), mul.getRhs(), body.getArgument(0),
-                body.getArgument(1)) &&
-         isPair(add.getLhs(), add.getRhs(), mul.getResult(),
-                body.getArgument(2));
+  Value out = body.getArgument(2);
+  Operation *combine = yield.getOperand(0).getDefiningOp();
+  if (!combine || combine->getBlock() != &body)
+    return false;
+  // The accumulation: out + term (either order) or, scaled, out - term.
+  Value term;
+  if (auto add = dyn_cast<arith::AddFOp>(combine)) {
+    term = add.getLhs() == out ? add.getRhs() : add.getLhs();
+    if (!isPair(add.getLhs(), add.getRhs(), out, term))
+      return false;
+  } else if (auto sub = dyn_cast<arith::SubFOp>(combine);
+             sub && scaled && sub.getLhs() == out) {
+    term = sub.getRhs();
+    dims.negate = true;
+  } else {
+    return false;
+  }
+  // The term: a * b, or, scaled, (a * b) * c.
+  auto mul = term.getDefiningOp<arith::MulFOp>();
+  if (!mul || mul->getBlock() != &body)
+    return false;
+  size_t expectedOps = 3;
+  if (scaled && !isPair(mul.getLhs(), mul.getRhs(), body.getArgument(0),
+                        body.getArgument(1))) {
+    auto isProduct = [&](Value v) {
+      auto product = v.getDefiningOp<arith::MulFOp>();
+      return product && product->getBlock() == &body &&
+             isPair(product.getLhs(), product.getRhs(), body.getArgument(0),
+                    body.getArgument(1));
+    };
+    Value factor = isProduct(mul.getLhs())   ? mul.getRhs()
+                   : isProduct(mul.getRhs()) ? mul.getLhs()
+                                             : Value();
+    if (!factor || factor.getParentBlock() == &body ||
+        body.getParentOp()->isAncestor(factor.getParentBlock()->getParentOp()))
+      return false;
+    dims.scale = factor;
+    expectedOps = 4;
+  } else if (!isPair(mul.getLhs(), mul.getRhs(), body.getArgument(0),
+                     body.getArgument(1))) {
+    return false;
+  }
+  // Every intermediate result is used once, by the next step, and the body
+  // holds nothing else.
+  return llvm::hasNItems(body, expectedOps) &&
+         llvm::all_of(body.without_terminator(),
+                      [](Operation &op) { return op.hasOneUse(); });
 }
 
-FailureOr<trellis::GemmDims> trellis::matchGemm(linalg::LinalgOp op) {
+FailureOr<trellis::GemmDims> trellis::matchGemm(linalg::LinalgOp op,
+                                                GemmBody body) {
+  GemmDims dims;
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       op->getNumRegions() != 1 || op->getRegion(0).empty() ||
-      !isMulAddBody(*op.getBlock()))
+      !matchMulAddBody(*op.getBlock(), body == GemmBody::Scaled, dims))
     return failure();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   for (AffineMap map : maps)
     if (!map.isProjectedPermutation(/*allowZeroInResults=*/false))
       return failure();
 
-  GemmDims dims;
   bool haveM = false, haveN = false, haveK = false;
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   for (unsigned d = 0, e = op.getNumLoops(); d < e; ++d) {

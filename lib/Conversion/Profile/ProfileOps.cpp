@@ -94,7 +94,7 @@ static std::optional<ProfileClass> classify(Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp)
     return std::nullopt;
-  if (succeeded(matchGemm(linalgOp)) ||
+  if (succeeded(matchGemm(linalgOp, GemmBody::Scaled)) ||
       linalg::isaContractionOpInterface(linalgOp))
     return ProfileClass::LoopContraction;
   if (linalgOp.getNumReductionLoops() > 0)

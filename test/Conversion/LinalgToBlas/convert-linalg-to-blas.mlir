@@ -213,12 +213,13 @@ func.func @two_batch_dims(%q: memref<2x8x4x16xf32>, %k: memref<2x12x4x16xf32>, %
 // -----
 
 // Not for a BLAS (left to the loops): no unit stride in A; a body that is
-// not out + a·b; integers; f16; a dynamic size; a matrix-vector product.
+// not out ± a·b (times a factor from above); integers; f16; a dynamic size;
+// a matrix-vector product.
 // CHECK-LABEL: func.func @not_gemms
 // CHECK-NOT: call @cblas
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<5x7xf32, strided<[28, 2]>>
 // CHECK: linalg.generic
-// CHECK: arith.subf
+// CHECK: arith.divf
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<2x3xi32>
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<2x3xf16>
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<?x3xf32>
@@ -238,7 +239,7 @@ func.func @not_gemms(%a: memref<5x7xf32, strided<[28, 2]>>, %b: memref<7x3xf32>,
       ins(%a2, %b : memref<5x7xf32>, memref<7x3xf32>) outs(%c : memref<5x3xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
     %p = arith.mulf %x, %y : f32
-    %s = arith.subf %acc, %p : f32
+    %s = arith.divf %acc, %p : f32
     linalg.yield %s : f32
   }
   linalg.matmul ins(%ai, %bi : memref<2x3xi32>, memref<3x4xi32>) outs(%ci : memref<2x4xi32>)
@@ -273,5 +274,65 @@ func.func @fills_kept(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %c: memref<2x4xf
   linalg.matmul ins(%a, %b : memref<2x3xf32>, memref<3x4xf32>) outs(%c : memref<2x4xf32>)
   linalg.fill ins(%z : f32) outs(%d : memref<2x4xf32>)
   linalg.matmul ins(%a, %b : memref<2x3xf32>, memref<3x4xf32>) outs(%c : memref<2x4xf32>)
+  return
+}
+
+// -----
+
+// An update folded into its GEMM (trellis-fuse-gemm-updates): `out - (a * b)
+// * lr` is alpha = -lr, beta = 1 (C accumulates); `out - a * b` alpha = -1.
+// CHECK-LABEL: func.func @scaled
+// CHECK-SAME: (%{{.*}}: memref<4x16xf32>, %{{.*}}: memref<4x8xf32>, %{{.*}}: memref<16x8xf32>, %[[LR:.*]]: f32)
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[T:.*]] = arith.constant 112 : i32
+// CHECK-DAG: %[[NT:.*]] = arith.constant 111 : i32
+// CHECK-DAG: %[[ALPHA:.*]] = arith.negf %[[LR]] : f32
+// CHECK: call @cblas_sgemm(%{{.*}}, %[[T]], %[[NT]], %{{.*}}, %{{.*}}, %{{.*}}, %[[ALPHA]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ONE]],
+// CHECK: %[[MINUS:.*]] = arith.negf %[[ONE]] : f32
+// CHECK: call @cblas_sgemm(%{{.*}}, %[[T]], %[[NT]], %{{.*}}, %{{.*}}, %{{.*}}, %[[MINUS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ONE]],
+// CHECK-NOT: linalg.generic
+// DNNL-LABEL: func.func @scaled
+// DNNL: %[[ALPHA:.*]] = arith.negf %arg3 : f32
+// DNNL: call @dnnl_sgemm(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ALPHA]],
+#xt = affine_map<(m, n, k) -> (k, m)>
+#dy = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func @scaled(%x: memref<4x16xf32>, %dy: memref<4x8xf32>, %w: memref<16x8xf32>, %lr: f32) {
+  linalg.generic {indexing_maps = [#xt, #dy, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %dy : memref<4x16xf32>, memref<4x8xf32>) outs(%w : memref<16x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.mulf %p, %lr : f32
+    %r = arith.subf %o, %s : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#xt, #dy, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %dy : memref<4x16xf32>, memref<4x8xf32>) outs(%w : memref<16x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %r = arith.subf %o, %p : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A factor computed in the body is not a GEMM's alpha: the loops keep it.
+// CHECK-LABEL: func.func @scaled_in_body
+// CHECK-NOT: call @cblas_sgemm
+// CHECK: linalg.generic
+#xt = affine_map<(m, n, k) -> (k, m)>
+#dy = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func @scaled_in_body(%x: memref<4x16xf32>, %dy: memref<4x8xf32>, %w: memref<16x8xf32>) {
+  linalg.generic {indexing_maps = [#xt, #dy, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %dy : memref<4x16xf32>, memref<4x8xf32>) outs(%w : memref<16x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.mulf %p, %a : f32
+    %r = arith.subf %o, %s : f32
+    linalg.yield %r : f32
+  }
   return
 }

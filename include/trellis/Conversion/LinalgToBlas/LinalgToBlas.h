@@ -136,6 +136,7 @@ inline constexpr size_t kMaxFusedBodyOps = 256;
 #define GEN_PASS_DECL_TRELLISPREPARECONTRACTIONS
 #define GEN_PASS_DECL_TRELLISFUSEELEMENTWISE
 #define GEN_PASS_DECL_TRELLISORIENTCONTRACTIONS
+#define GEN_PASS_DECL_TRELLISFUSEGEMMUPDATES
 #include "trellis/Conversion/Passes.h.inc"
 
 /// Loop positions of a GEMM-shaped contraction
@@ -144,14 +145,29 @@ inline constexpr size_t kMaxFusedBodyOps = 256;
 struct GemmDims {
   llvm::SmallVector<unsigned, 2> batch;
   unsigned m = 0, n = 0, k = 0;
+  /// The product's factor (BLAS's alpha) is `scale` (1 if null), negated if
+  /// `negate`: `C += ±scale · A·B`.
+  mlir::Value scale;
+  bool negate = false;
+};
+
+/// The bodies matchGemm accepts.
+enum class GemmBody {
+  /// Exactly `out + a * b`.
+  MulAdd,
+  /// Also `out + (a * b) * c`, `out - (a * b) * c` and `out - a * b`, `c` a
+  /// float defined outside the op (trellis-fuse-gemm-updates' form).
+  Scaled,
 };
 
 /// Matches a linalg op (named or generic, tensors or memrefs) with two inputs
-/// and one init whose body is exactly `out + a * b` (arith.mulf/addf, operands
-/// in either order), whose indexing maps are projected permutations, and whose
-/// loops are batch dims (in all three operands, parallel), one m (A and C,
-/// parallel), one n (B and C, parallel) and one k (A and B, reduction).
-mlir::FailureOr<GemmDims> matchGemm(mlir::linalg::LinalgOp op);
+/// and one init whose body is `body` (arith.mulf/addf/subf, commutative
+/// operands in either order), whose indexing maps are projected
+/// permutations, and whose loops are batch dims (in all three operands,
+/// parallel), one m (A and C, parallel), one n (B and C, parallel) and one k
+/// (A and B, reduction).
+mlir::FailureOr<GemmDims> matchGemm(mlir::linalg::LinalgOp op,
+                                    GemmBody body = GemmBody::MulAdd);
 
 /// Erases `op` if it is unused and a linalg.fill, a reshape or a
 /// tensor.empty, then its operands' producers that became unused, as long

@@ -16,6 +16,7 @@ namespace trellis {
 #define GEN_PASS_DECL_TRELLISFILLSPLATS
 #define GEN_PASS_DECL_TRELLISCHOOSEDESTINATIONS
 #define GEN_PASS_DECL_TRELLISEARLYRESULTS
+#define GEN_PASS_DECL_TRELLISRETURNARGUMENTS
 #include "trellis/Conversion/Passes.h.inc"
 
 /// The default rows per chunk of the attention lowering (docs/attention.md).
