@@ -66,7 +66,9 @@ def ADRemat : Pass<"ad-remat", "::mlir::ModuleOp"> {
       schedule applied goes through the Trellis lowering
       (`trellis-lower-to-llvm{attention-chunk=...}`) up to its
       deallocation decisions, and the allocations of the functions taking
-      the derivative are replayed. The schedules compared are the chain
+      the derivative are replayed (the schedules known at once are
+      predicted on one thread per core, each with a context of its own,
+      unless the context runs single-threaded). The schedules compared are the chain
       model's single-level schedules (dynamic programming over segment
       boundaries with each layer's bytes and cost), its optimal schedules
       of nested checkpoints (a second dynamic program, in the manner of

@@ -19,15 +19,19 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Parser/Parser.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Threading.h"
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <optional>
+#include <thread>
 #include <vector>
 
 namespace trellis::ad {
@@ -92,8 +96,7 @@ int64_t recomputeCost(Operation &op) {
         contraction = std::max(contraction, weight.getDimSize(0));
     }
   }
-  return std::max({resultElements * contraction, operandElements,
-                   int64_t(1)});
+  return std::max({resultElements * contraction, operandElements, int64_t(1)});
 }
 
 /// Moves the ops [first, last] of a block into an ad.checkpoint that yields
@@ -227,9 +230,8 @@ public:
     for (int64_t a = n - 1; a >= 0; --a) {
       best[a] = std::numeric_limits<int64_t>::max();
       for (int64_t b = a; b < n; ++b)
-        best[a] = std::min(best[a],
-                           std::max(internalBytes(a, b),
-                                    storedBytes(a, b) + best[b + 1]));
+        best[a] = std::min(best[a], std::max(internalBytes(a, b),
+                                             storedBytes(a, b) + best[b + 1]));
     }
     return best[0];
   }
@@ -631,12 +633,7 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     if (auto it = predicted.find(key); it != predicted.end())
       return it->second;
     OwningOpRef<ModuleOp> copy = getOperation().clone();
-    auto copiedFn = copy->lookupSymbol<func::FuncOp>(fn.getSymName());
-    ChainModel copiedChain(copiedFn.getBody().front());
-    SmallVector<Operation *> layers;
-    for (int64_t i = 0; i < copiedChain.size(); ++i)
-      layers.push_back(copiedChain.layer(i));
-    applySchedule(schedule, layers);
+    applyScheduleTo(*copy, fn.getSymName(), schedule);
     SmallVector<std::string> names(entries.begin(), entries.end());
     std::string whyNot;
     FailureOr<PeakBytes> peak =
@@ -645,10 +642,90 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
       return fn.emitError("ad-remat: cannot predict the peak tensor memory "
                           "of the lowered code: ")
              << whyNot;
-    predicted[key] = peak->bytes;
-    if (!peak->exact)
-      upperBounds.insert(key);
+    remember(key, *peak);
     return peak->bytes;
+  }
+
+  /// Predicts the schedules of `schedules` not predicted yet, on one thread
+  /// per core (unless the context runs single-threaded), each with an
+  /// MLIRContext of its own holding a copy of the module parsed from its
+  /// text: the lowering's passes install diagnostic handlers on their
+  /// context, which threads cannot share. Each prediction is the one
+  /// predictPeak makes; predictPeak then finds them memoised.
+  LogicalResult predictAll(func::FuncOp fn, ArrayRef<StringRef> entries,
+                           ArrayRef<Schedule> schedules) {
+    SmallVector<const Schedule *> todo;
+    SmallVector<std::string> keys;
+    llvm::StringSet<> seen;
+    for (const Schedule &schedule : schedules) {
+      std::string key = describe(schedule);
+      if (!predicted.contains(key) && seen.insert(key).second) {
+        todo.push_back(&schedule);
+        keys.push_back(std::move(key));
+      }
+    }
+    unsigned threads = getContext().isMultithreadingEnabled()
+                           ? llvm::hardware_concurrency().compute_thread_count()
+                           : 1;
+    threads = std::min<size_t>(threads, todo.size());
+    if (threads < 2)
+      return success();
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    getOperation()->print(os, OpPrintingFlags().printGenericOpForm());
+    const DialectRegistry &registry = getContext().getDialectRegistry();
+    SmallVector<std::string> names(entries.begin(), entries.end());
+    std::string name = fn.getSymName().str();
+    struct Prediction {
+      FailureOr<PeakBytes> peak = failure();
+      std::string whyNot = "the module did not parse in a context of its own";
+    };
+    std::vector<Prediction> results(todo.size());
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+      ParserConfig config(&context);
+      OwningOpRef<ModuleOp> source = parseSourceString<ModuleOp>(text, config);
+      if (!source)
+        return;
+      for (size_t i; (i = next++) < todo.size();) {
+        OwningOpRef<ModuleOp> copy = source->clone();
+        applyScheduleTo(*copy, name, *todo[i]);
+        results[i].whyNot.clear();
+        results[i].peak =
+            predictPeakBytes(*copy, names, attentionChunk, results[i].whyNot);
+      }
+    };
+    std::vector<std::thread> workers;
+    for (unsigned t = 0; t < threads; ++t)
+      workers.emplace_back(work);
+    for (std::thread &worker : workers)
+      worker.join();
+    for (auto [key, result] : llvm::zip_equal(keys, results)) {
+      if (failed(result.peak))
+        return fn.emitError("ad-remat: cannot predict the peak tensor memory "
+                            "of the lowered code: ")
+               << result.whyNot;
+      remember(key, *result.peak);
+    }
+    return success();
+  }
+
+  /// Applies `schedule` to the chain of `module`'s function `name`.
+  static void applyScheduleTo(ModuleOp module, StringRef name,
+                              const Schedule &schedule) {
+    auto copiedFn = module.lookupSymbol<func::FuncOp>(name);
+    ChainModel copiedChain(copiedFn.getBody().front());
+    SmallVector<Operation *> layers;
+    for (int64_t i = 0; i < copiedChain.size(); ++i)
+      layers.push_back(copiedChain.layer(i));
+    applySchedule(schedule, layers);
+  }
+
+  void remember(StringRef key, PeakBytes peak) {
+    predicted[key] = peak.bytes;
+    if (!peak.exact)
+      upperBounds.insert(key);
   }
 
   /// "predicted peak" of `schedule`, with "at most" if it is an upper bound.
@@ -772,8 +849,8 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     SmallVector<Operation *> chainLayers;
     for (int64_t i = 0; i < n; ++i)
       chainLayers.push_back(chain.layer(i));
-    bound = RematLowerBound::analyze(getOperation(), fn, chainLayers,
-                                     layerCost, attentionChunk, noBound);
+    bound = RematLowerBound::analyze(getOperation(), fn, chainLayers, layerCost,
+                                     attentionChunk, noBound);
     // Predicted already: checked against the bound and printed now.
     FailureOr<Candidate> allStored = evaluate({});
     if (failed(allStored))
@@ -809,6 +886,8 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
       if (!best || std::tie(c.cost, c.peak) < std::tie(best->cost, best->peak))
         best = c;
     };
+    if (failed(predictAll(fn, entries, schedules)))
+      return failure();
     for (Schedule &schedule : schedules) {
       FailureOr<Candidate> c = evaluate(std::move(schedule));
       if (failed(c))
@@ -864,9 +943,10 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     // `scheduleAt`, nullopt if none) has a prediction that fits, predicting
     // each schedule met on the way (a fitting one is kept as the limit
     // grows).
-    auto bisect = [&](int64_t low, int64_t high,
-                      llvm::function_ref<std::optional<Schedule>(int64_t)>
-                          scheduleAt) -> LogicalResult {
+    auto bisect =
+        [&](int64_t low, int64_t high,
+            llvm::function_ref<std::optional<Schedule>(int64_t)> scheduleAt)
+        -> LogicalResult {
       for (int step = 0; step < 12 && low < high; ++step) {
         int64_t limit = low + (high - low + 1) / 2;
         std::optional<Schedule> schedule = scheduleAt(limit);
@@ -889,8 +969,7 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     for (const NestedPlanner &nested : planners)
       if (failed(bisect(nested.smallestLimit(), nested.largestLimit(),
                         [&](int64_t limit) -> std::optional<Schedule> {
-                          FailureOr<Schedule> schedule =
-                              nested.schedule(limit);
+                          FailureOr<Schedule> schedule = nested.schedule(limit);
                           if (failed(schedule))
                             return std::nullopt;
                           return std::move(*schedule);
@@ -900,9 +979,8 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     // lowered code holds, so the largest limit at most the budget whose
     // schedule's prediction fits.
     if (succeeded(bound) && !exhaustive &&
-        failed(bisect(bound->smallestPeak(), budget, [&](int64_t limit) {
-          return bound->schedule(limit);
-        })))
+        failed(bisect(bound->smallestPeak(), budget,
+                      [&](int64_t limit) { return bound->schedule(limit); })))
       return failure();
     // Local search from the cheapest fitting candidates, each in turn: move
     // one end of a checkpoint without nested ones by a layer, or drop one;
@@ -923,7 +1001,10 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     for (Candidate current : starts)
       for (bool improved = true; improved;) {
         improved = false;
-        for (Schedule &schedule : neighbours(current.schedule, n)) {
+        SmallVector<Schedule> next = neighbours(current.schedule, n);
+        if (failed(predictAll(fn, entries, next)))
+          return failure();
+        for (Schedule &schedule : next) {
           FailureOr<Candidate> c = evaluate(std::move(schedule));
           if (failed(c))
             return failure();
