@@ -114,6 +114,31 @@ def mean(x):
     return np.asarray(_f64(x).mean(), dtype=F64)
 
 
+def dense_relu_chain_grads(params, x, labels):
+    """A chain of dense layers (`params` = [w0, b0, w1, b1, ...]) with ReLU
+    between them and cross-entropy on the last one's output, in float64:
+    returns (loss, [dw0, db0, dw1, db1, ...]) by backpropagation."""
+    ws = [_f64(p) for p in params[0::2]]
+    bs = [_f64(p) for p in params[1::2]]
+    acts, pre = [_f64(x)], []
+    for i, (w, b) in enumerate(zip(ws, bs)):
+        h = acts[-1] @ w + b
+        pre.append(h)
+        acts.append(relu(h) if i < len(ws) - 1 else h)
+    loss = cross_entropy(acts[-1], labels)
+    batch = acts[-1].shape[0]
+    dh = softmax(acts[-1])
+    dh[np.arange(batch), labels] -= 1
+    dh /= batch
+    grads = [None] * len(params)
+    for i in reversed(range(len(ws))):
+        grads[2 * i] = acts[i].T @ dh
+        grads[2 * i + 1] = dh.sum(axis=0)
+        if i:
+            dh = (dh @ ws[i].T) * (pre[i - 1] > 0)
+    return loss, grads
+
+
 # ---------------------------------------------------------------------------
 # Embedding, attention
 # ---------------------------------------------------------------------------

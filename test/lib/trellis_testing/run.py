@@ -239,6 +239,16 @@ class Session(Checker):
     def randint(self, low, high, *shape, dtype=np.int32):
         return self.rng.integers(low, high, size=shape).astype(dtype)
 
+    def dense_chain(self, sizes, batch):
+        """Seeded inputs of a chain of dense layers of widths `sizes`: the
+        parameters [w0, b0, w1, b1, ...] (weights scaled by 1/sqrt(fan-in),
+        biases by 0.1), a batch of inputs and of labels in [0, sizes[-1])."""
+        params = []
+        for fan_in, fan_out in zip(sizes, sizes[1:]):
+            params += [self.randn(fan_in, fan_out, scale=1 / np.sqrt(fan_in)),
+                       self.randn(fan_out, scale=0.1)]
+        return params, self.randn(batch, sizes[0]), self.randint(0, sizes[-1], batch)
+
     # -- running ------------------------------------------------------------
 
     def run(self, entry, *inputs, results):

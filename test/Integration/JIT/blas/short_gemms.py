@@ -10,32 +10,11 @@ SIZES = (48, 160, 160, 160, 10)
 BATCH = 16
 
 s = Session.from_argv()
-params = []
-for fan_in, fan_out in zip(SIZES, SIZES[1:]):
-    params += [s.randn(fan_in, fan_out, scale=1 / np.sqrt(fan_in)), s.randn(fan_out, scale=0.1)]
-x = s.randn(BATCH, SIZES[0])
-y = s.randint(0, SIZES[-1], BATCH)
+params, x, y = s.dense_chain(SIZES, BATCH)
 inputs = params + [x, y]
 
 # float64 forward and backward passes.
-ws = [p.astype(np.float64) for p in params[0::2]]
-bs = [p.astype(np.float64) for p in params[1::2]]
-acts, pre = [x.astype(np.float64)], []
-for i, (w, b) in enumerate(zip(ws, bs)):
-    h = acts[-1] @ w + b
-    pre.append(h)
-    acts.append(ref.relu(h) if i < len(ws) - 1 else h)
-want_loss = ref.cross_entropy(acts[-1], y)
-probs = ref.softmax(acts[-1])
-dh = probs.copy()
-dh[np.arange(BATCH), y] -= 1
-dh /= BATCH
-want_grads = [None] * len(params)
-for i in reversed(range(len(ws))):
-    want_grads[2 * i] = acts[i].T @ dh
-    want_grads[2 * i + 1] = dh.sum(axis=0)
-    if i:
-        dh = (dh @ ws[i].T) * (pre[i - 1] > 0)
+want_loss, want_grads = ref.dense_relu_chain_grads(params, x, y)
 
 losses = {}
 for form in ("direct", "transposed"):
