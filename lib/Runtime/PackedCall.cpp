@@ -112,7 +112,7 @@ trellis::runtime::verifyLoweredSignature(mlir::LLVM::LLVMFuncOp func,
 
 PackedCall::PackedCall(const EntrySignature &signature,
                        llvm::MutableArrayRef<HostArray> args)
-    : signature(signature) {
+    : signature(signature), args(args) {
   unsigned numParams = 0;
   for (const BoundaryValue &arg : signature.args)
     numParams += getNumLoweredParams(arg);
@@ -242,6 +242,30 @@ readResult(unsigned index, const BoundaryValue &value, const char *base) {
   return array;
 }
 
+HostArray *PackedCall::findReturnedArgument(const BoundaryValue &value,
+                                            const char *base) {
+  if (value.isScalar)
+    return nullptr;
+  Descriptor desc = readDescriptor(base, value.getRank());
+  for (HostArray &arg : args) {
+    // A moved-from argument (an earlier result took it) holds no data; a
+    // second result of the same buffer is copied from the first.
+    if (arg.getNumElements() == 0 || arg.getData() != desc.aligned ||
+        desc.offset != 0 || arg.getDType() != value.dtype ||
+        arg.getShape() != llvm::ArrayRef<int64_t>(desc.sizes))
+      continue;
+    // Dense row-major, as the arguments are passed.
+    int64_t stride = 1;
+    for (int64_t i = value.getRank() - 1; i >= 0; --i) {
+      if (desc.sizes[i] != 1 && desc.strides[i] != stride)
+        return nullptr;
+      stride *= desc.sizes[i];
+    }
+    return &arg;
+  }
+  return nullptr;
+}
+
 llvm::Expected<llvm::SmallVector<HostArray>> PackedCall::takeResults() {
   const char *storage = reinterpret_cast<const char *>(resultStorage.data());
   // Results may alias each other or an argument: free each buffer the
@@ -263,6 +287,10 @@ llvm::Expected<llvm::SmallVector<HostArray>> PackedCall::takeResults() {
   llvm::SmallVector<HostArray> results;
   for (auto [index, value, offset] :
        llvm::enumerate(signature.results, resultOffsets)) {
+    if (HostArray *arg = findReturnedArgument(value, storage + offset)) {
+      results.push_back(std::move(*arg));
+      continue;
+    }
     llvm::Expected<HostArray> array =
         readResult(index, value, storage + offset);
     if (!array)

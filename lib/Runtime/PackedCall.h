@@ -38,19 +38,28 @@ llvm::Error verifyLoweredSignature(mlir::LLVM::LLVMFuncOp func,
 class PackedCall {
 public:
   /// Prepares a call of `signature` on `args`, which must match it. The
-  /// callee may write into `args`; they must outlive takeResults().
+  /// callee may write into `args`; they must outlive takeResults(), which
+  /// moves an argument whose own buffer the callee returns into that result.
   PackedCall(const EntrySignature &signature,
              llvm::MutableArrayRef<HostArray> args);
 
   /// Returns the `void **` to pass to the wrapper.
   void **getPackedArgs() { return packedArgs.data(); }
 
-  /// After the call: copies each result into a HostArray, then frees every
-  /// distinct result buffer that the program allocated (never host buffers).
+  /// After the call: copies each result into a HostArray — or, for a result
+  /// that is a whole argument's buffer (an update written in place and
+  /// returned as it is), moves that argument into it, leaving the argument
+  /// empty — then frees every distinct result buffer that the program
+  /// allocated (never host buffers).
   llvm::Expected<llvm::SmallVector<HostArray>> takeResults();
 
 private:
+  /// The argument whose whole buffer the result `value` at `base` is, if
+  /// any (not one an earlier result took).
+  HostArray *findReturnedArgument(const BoundaryValue &value, const char *base);
+
   const EntrySignature &signature;
+  llvm::MutableArrayRef<HostArray> args;
   /// One 8-byte slot per lowered parameter, holding its value.
   llvm::SmallVector<uint64_t> paramSlots;
   /// The return value, 8-byte aligned.

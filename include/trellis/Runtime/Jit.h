@@ -134,7 +134,8 @@ public:
        CallStats *stats = nullptr);
 
   /// Calls `entry` on `args` themselves, which it may write into (no
-  /// copies: for hosts that already made their own).
+  /// copies: for hosts that already made their own); an argument whose own
+  /// buffer comes back as a result is moved into that result.
   llvm::Expected<llvm::SmallVector<HostArray>>
   callInPlace(llvm::StringRef entry, llvm::MutableArrayRef<HostArray> args,
               CallStats *stats = nullptr);
