@@ -205,14 +205,20 @@ void fuse(RewriterBase &rewriter, Update update, Operation *position) {
                 : arith::AddFOp::create(b, bodyLoc, args[2], term).getResult();
         linalg::YieldOp::create(b, bodyLoc, result);
       });
-  // The GEMM's zero init and the update's unread one die with them.
-  SmallVector<Value> inits = {gemm.getDpsInits()[0]};
-  llvm::append_range(inits, update.op.getDpsInits());
+  // The GEMM's zero fill and the update's unread empty init die with them:
+  // the empties first, as the chain from the fill may erase one of them.
+  Operation *fill = gemm.getDpsInits()[0].getDefiningOp();
+  SmallVector<Operation *> empties;
+  for (Value init : update.op.getDpsInits())
+    if (auto empty = init.getDefiningOp<tensor::EmptyOp>())
+      empties.push_back(empty);
   rewriter.replaceOp(update.op, fused->getResults());
   rewriter.eraseOp(gemm);
-  for (Value init : inits)
-    if (Operation *producer = init.getDefiningOp())
-      trellis::eraseWithDeadFillChain(rewriter, producer);
+  for (Operation *empty : empties)
+    if (empty->use_empty())
+      rewriter.eraseOp(empty);
+  if (fill)
+    trellis::eraseWithDeadFillChain(rewriter, fill);
 }
 
 struct TrellisFuseGemmUpdatesPass
