@@ -71,10 +71,10 @@ std::optional<Update> matchUpdate(linalg::GenericOp op) {
   Operation *combine = yield.getOperand(0).getDefiningOp();
   if (!combine || combine->getBlock() != &body || !combine->hasOneUse())
     return std::nullopt;
-  Value lhs = combine->getOperand(0), rhs = combine->getOperand(1);
   bool isSub = isa<arith::SubFOp>(combine);
   if (!isSub && !isa<arith::AddFOp>(combine))
     return std::nullopt;
+  Value lhs = combine->getOperand(0), rhs = combine->getOperand(1);
 
   // Which block argument is which operand's.
   auto operandOf = [&](Value v) -> OpOperand * {

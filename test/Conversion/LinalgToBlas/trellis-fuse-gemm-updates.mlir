@@ -226,3 +226,27 @@ func.func @more_than_update(%w: tensor<16x8xf32>, %x: tensor<4x16xf32>, %dy: ten
   } -> tensor<16x8xf32>
   return %u : tensor<16x8xf32>
 }
+
+// -----
+
+// A body whose result is not a binary op (a negation here; softmax's
+// exponentials in attention) is no update: nothing reads a second operand.
+// CHECK-LABEL: func.func @unary_body
+// CHECK: linalg.matmul
+// CHECK: arith.negf
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @unary_body(%x: tensor<4x16xf32>, %dy: tensor<4x8xf32>) -> tensor<16x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x8xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<16x8xf32>) -> tensor<16x8xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %dy : tensor<4x16xf32>, tensor<4x8xf32>) outs(%f : tensor<16x8xf32>) -> tensor<16x8xf32>
+  %e2 = tensor.empty() : tensor<16x8xf32>
+  %u = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%g : tensor<16x8xf32>) outs(%e2 : tensor<16x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.negf %a : f32
+    linalg.yield %n : f32
+  } -> tensor<16x8xf32>
+  return %u : tensor<16x8xf32>
+}
