@@ -215,8 +215,7 @@ void fuse(RewriterBase &rewriter, Update update, Operation *position) {
   rewriter.replaceOp(update.op, fused->getResults());
   rewriter.eraseOp(gemm);
   for (Operation *empty : empties)
-    if (empty->use_empty())
-      rewriter.eraseOp(empty);
+    trellis::eraseWithDeadFillChain(rewriter, empty);
   if (fill)
     trellis::eraseWithDeadFillChain(rewriter, fill);
 }
