@@ -670,9 +670,13 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     threads = std::min<size_t>(threads, todo.size());
     if (threads < 2)
       return success();
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    getOperation()->print(os, OpPrintingFlags().printGenericOpForm());
+    // The module does not change while one function is planned: its text
+    // is printed once, for every batch.
+    if (moduleText.empty()) {
+      llvm::raw_string_ostream os(moduleText);
+      getOperation()->print(os, OpPrintingFlags().printGenericOpForm());
+    }
+    const std::string &text = moduleText;
     const DialectRegistry &registry = getContext().getDialectRegistry();
     SmallVector<std::string> names(entries.begin(), entries.end());
     std::string name = fn.getSymName().str();
@@ -799,6 +803,7 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
                                         ArrayRef<int64_t> differentiated) {
     int64_t n = chain.size();
     predicted.clear();
+    moduleText.clear();
     upperBounds.clear();
     SmallVector<int64_t> layerCost;
     int64_t forwardCost = 0;
@@ -1095,6 +1100,9 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
   llvm::StringMap<int64_t> predicted;
   /// The schedules whose prediction is an upper bound (PeakBytes::exact).
   llvm::StringSet<> upperBounds;
+  /// The module's generic text, which predictAll's threads parse (printed
+  /// once per function planned).
+  std::string moduleText;
 };
 
 } // namespace
