@@ -558,8 +558,10 @@ def TrellisChooseDestinations : Pass<"trellis-choose-destinations"> {
       `linalg.generic` with only parallel loops writes into a
       `tensor.empty` without reading it, and one of its inputs has the
       result's type and indexing map, is produced by another linalg op of
-      the same block and is read by nothing after this op (itself or
-      through reshapes and slices), that input becomes the destination:
+      the same block (directly, or as a reshape of its result: a GEMM's
+      2-d result in its layer's shape), is read by this op as that input
+      only and by nothing after it (itself or through reshapes and
+      slices), that input becomes the destination:
       one-shot bufferization then updates its buffer in place instead of
       allocating another beside it (the residual adds of a backward pass,
       the SGD update of a parameter's gradient).

@@ -14,6 +14,7 @@
 #include "mlir/IR/Builders.h"
 
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace trellis {
 #define GEN_PASS_DEF_TRELLISCHOOSEDESTINATIONS
@@ -41,10 +42,23 @@ bool diesAt(Value value, Operation *op) {
   return true;
 }
 
+/// The tensor whose buffer `value` is, through the reshapes of `block`
+/// that view it (a GEMM's 2-d result reshaped to its layer's shape).
+Value reshapedRoot(Value value, Block *block) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (def->getBlock() != block ||
+        !isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
+      break;
+    value = def->getOperand(0);
+  }
+  return value;
+}
+
 /// For an element-wise `generic` writing a new empty tensor it does not
 /// read: an input of the result's type and indexing map, produced by a
-/// linalg op of the same block, not already another destination of it,
-/// that dies at `generic` and is read by it under that map only; else
+/// linalg op of the same block (directly or through reshapes of its
+/// result), not already another destination of it, whose buffer dies at
+/// `generic` and is read by it as that input under that map only; else
 /// null.
 Value dyingOperand(linalg::GenericOp generic, OpOperand &init) {
   if (generic.getNumReductionLoops() ||
@@ -52,17 +66,22 @@ Value dyingOperand(linalg::GenericOp generic, OpOperand &init) {
       !generic.getMatchingBlockArgument(&init).use_empty())
     return {};
   AffineMap map = generic.getMatchingIndexingMap(&init);
+  Block *block = generic->getBlock();
   for (OpOperand *input : generic.getDpsInputOperands()) {
     Value value = input->get();
-    auto producer = value.getDefiningOp<linalg::LinalgOp>();
+    Value root = reshapedRoot(value, block);
+    auto producer = root.getDefiningOp<linalg::LinalgOp>();
     if (value.getType() != init.get().getType() || !producer ||
-        producer->getBlock() != generic->getBlock() ||
+        producer->getBlock() != block ||
         llvm::is_contained(generic.getDpsInits(), value))
       continue;
+    // Read as `value` under the result's map only, not through another
+    // view of the same buffer.
     bool sameMap = llvm::all_of(generic->getOpOperands(), [&](OpOperand &o) {
-      return o.get() != value || generic.getMatchingIndexingMap(&o) == map;
+      return reshapedRoot(o.get(), block) != root ||
+             (o.get() == value && generic.getMatchingIndexingMap(&o) == map);
     });
-    if (sameMap && diesAt(value, generic))
+    if (sameMap && diesAt(root, generic))
       return value;
   }
   return {};
@@ -72,11 +91,17 @@ struct TrellisChooseDestinationsPass
     : trellis::impl::TrellisChooseDestinationsBase<
           TrellisChooseDestinationsPass> {
   void runOnOperation() override {
-    getOperation()->walk([](linalg::GenericOp generic) {
+    llvm::SetVector<Operation *> replaced;
+    getOperation()->walk([&](linalg::GenericOp generic) {
       for (OpOperand &init : generic.getDpsInitsMutable())
-        if (Value operand = dyingOperand(generic, init))
+        if (Value operand = dyingOperand(generic, init)) {
+          replaced.insert(init.get().getDefiningOp());
           init.set(operand);
+        }
     });
+    for (Operation *empty : replaced)
+      if (empty->use_empty())
+        empty->erase();
     SmallVector<tensor::EmptyOp> shared;
     getOperation()->walk([&](tensor::EmptyOp empty) {
       if (!empty->hasOneUse() && !empty->use_empty())

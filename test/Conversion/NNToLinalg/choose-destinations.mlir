@@ -1,6 +1,6 @@
 // trellis-choose-destinations: an element-wise op writes over an operand
-// that dies there (produced by a linalg op of the block, same type and
-// indexing map); other users of a shared tensor.empty get one each, right
+// that dies there (produced by a linalg op of the block, directly or
+// through reshapes, same type and indexing map); other users of a shared tensor.empty get one each, right
 // before them; uses inside a loop share the clone placed before the loop.
 // RUN: trellis-opt %s --split-input-file --trellis-choose-destinations | FileCheck %s
 
@@ -125,4 +125,85 @@ func.func @one_use() -> tensor<4xf32> {
   %one = arith.constant 1.0 : f32
   %f = linalg.fill ins(%one : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
   return %f : tensor<4xf32>
+}
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+
+// A GEMM's 2-d result reshaped to the layer's shape (GELU's gradient in
+// the backward pass): the element-wise op writes over the reshape, which
+// bufferizes in place on the GEMM's buffer.
+// CHECK-LABEL: func.func @through_reshape
+// CHECK: %[[G:.*]] = linalg.matmul
+// CHECK-NEXT: %[[R:.*]] = tensor.expand_shape %[[G]]
+// CHECK-NOT: tensor.empty
+// CHECK-NEXT: linalg.generic {{.*}} ins(%[[R]], %{{.*}} : tensor<1x4x4xf32>, tensor<1x4x4xf32>) outs(%[[R]] : tensor<1x4x4xf32>)
+func.func @through_reshape(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>, %u: tensor<1x4x4xf32>) -> tensor<1x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<4x4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e0 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %g = linalg.matmul ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%z : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %r = tensor.expand_shape %g [[0, 1], [2]] output_shape [1, 4, 4] : tensor<4x4xf32> into tensor<1x4x4xf32>
+  %e = tensor.empty() : tensor<1x4x4xf32>
+  %d = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%r, %u : tensor<1x4x4xf32>, tensor<1x4x4xf32>) outs(%e : tensor<1x4x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %v = arith.mulf %x, %y : f32
+    linalg.yield %v : f32
+  } -> tensor<1x4x4xf32>
+  return %d : tensor<1x4x4xf32>
+}
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+
+// The GEMM's result is read after the element-wise op through itself: its
+// reshape is not overwritten.
+// CHECK-LABEL: func.func @reshape_source_read_after
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<1x4x4xf32>
+// CHECK-NEXT: linalg.generic {{.*}} outs(%[[E]] : tensor<1x4x4xf32>)
+func.func @reshape_source_read_after(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> (tensor<1x4x4xf32>, tensor<4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<4x4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e0 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %g = linalg.matmul ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%z : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %r = tensor.expand_shape %g [[0, 1], [2]] output_shape [1, 4, 4] : tensor<4x4xf32> into tensor<1x4x4xf32>
+  %e = tensor.empty() : tensor<1x4x4xf32>
+  %d = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%r : tensor<1x4x4xf32>) outs(%e : tensor<1x4x4xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %v = math.tanh %x : f32
+    linalg.yield %v : f32
+  } -> tensor<1x4x4xf32>
+  return %d, %g : tensor<1x4x4xf32>, tensor<4x4xf32>
+}
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+
+// The same buffer read through a second view of another shape: not
+// overwritten (the second view's elements are read in another order).
+// CHECK-LABEL: func.func @two_views
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<1x4x4xf32>
+// CHECK-NEXT: linalg.generic {{.*}} outs(%[[E]] : tensor<1x4x4xf32>)
+func.func @two_views(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<1x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<4x4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e0 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %g = linalg.matmul ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%z : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %r = tensor.expand_shape %g [[0, 1], [2]] output_shape [1, 4, 4] : tensor<4x4xf32> into tensor<1x4x4xf32>
+  %s = tensor.expand_shape %g [[0], [1, 2]] output_shape [4, 1, 4] : tensor<4x4xf32> into tensor<4x1x4xf32>
+  %t = tensor.collapse_shape %s [[0, 1], [2]] : tensor<4x1x4xf32> into tensor<4x4xf32>
+  %q = tensor.expand_shape %t [[0], [1, 2]] output_shape [4, 1, 4] : tensor<4x4xf32> into tensor<4x1x4xf32>
+  %e = tensor.empty() : tensor<1x4x4xf32>
+  %d = linalg.generic {indexing_maps = [#id3, affine_map<(d0, d1, d2) -> (d2, d0, d1)>, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%r, %q : tensor<1x4x4xf32>, tensor<4x1x4xf32>) outs(%e : tensor<1x4x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %v = arith.addf %x, %y : f32
+    linalg.yield %v : f32
+  } -> tensor<1x4x4xf32>
+  return %d : tensor<1x4x4xf32>
 }
