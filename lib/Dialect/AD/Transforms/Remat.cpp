@@ -980,13 +980,23 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
                           return std::move(*schedule);
                         })))
         return failure();
-    // The lower bound's optimal schedules: its model counts less than the
-    // lowered code holds, so the largest limit at most the budget whose
-    // schedule's prediction fits.
-    if (succeeded(bound) && !exhaustive &&
-        failed(bisect(bound->smallestPeak(), budget,
-                      [&](int64_t limit) { return bound->schedule(limit); })))
-      return failure();
+    // The lower bound's optimal schedules: its schedule for the budget
+    // itself, which is optimal if its prediction fits; else, since the
+    // model counts less than the lowered code holds, the largest limit
+    // below the budget whose schedule's prediction fits (the bisection
+    // alone can miss the budget's schedule: a smaller limit's may not fit
+    // where the budget's does).
+    if (succeeded(bound) && !exhaustive) {
+      if (std::optional<Schedule> schedule = bound->schedule(budget)) {
+        FailureOr<Candidate> c = evaluate(std::move(*schedule));
+        if (failed(c))
+          return failure();
+        consider(*c);
+      }
+      if (failed(bisect(bound->smallestPeak(), budget,
+                        [&](int64_t limit) { return bound->schedule(limit); })))
+        return failure();
+    }
     // Local search from the cheapest fitting candidates, each in turn: move
     // one end of a checkpoint without nested ones by a layer, or drop one;
     // keep what fits at a lower cost, until nothing does (the candidates
@@ -1002,7 +1012,14 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     llvm::stable_sort(starts, [](const Candidate &x, const Candidate &y) {
       return x.cost < y.cost;
     });
-    starts.truncate(exhaustive ? 0 : std::min(kStarts, starts.size()));
+    // Nothing to search for once the best costs the lower bound: it is
+    // optimal (unless a prediction voided the bound).
+    std::optional<int64_t> least =
+        succeeded(bound) ? bound->leastCost(budget) : std::nullopt;
+    bool provedOptimal =
+        best && least && !boundViolated && best->cost == *least;
+    starts.truncate(
+        exhaustive || provedOptimal ? 0 : std::min(kStarts, starts.size()));
     for (Candidate current : starts)
       for (bool improved = true; improved;) {
         improved = false;
@@ -1057,7 +1074,7 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     } else if (boundViolated) {
       remark << "; no lower bound (its model exceeds the prediction of "
              << *boundViolated << ")";
-    } else if (std::optional<int64_t> least = bound->leastCost(budget)) {
+    } else if (least) {
       if (*least > 0)
         remark << "; every schedule within the budget recomputes at least "
                << *least << " (this one "
