@@ -1014,10 +1014,12 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     });
     // Nothing to search for once the best costs the lower bound: it is
     // optimal (unless a prediction voided the bound).
-    std::optional<int64_t> least =
-        succeeded(bound) ? bound->leastCost(budget) : std::nullopt;
+    // The lower bound's least cost within the budget (-1: none).
+    int64_t least = -1;
+    if (succeeded(bound))
+      least = bound->leastCost(budget).value_or(-1);
     bool provedOptimal =
-        best && least && !boundViolated && best->cost == *least;
+        best && least >= 0 && !boundViolated && best->cost == least;
     starts.truncate(
         exhaustive || provedOptimal ? 0 : std::min(kStarts, starts.size()));
     for (Candidate current : starts)
@@ -1074,11 +1076,11 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     } else if (boundViolated) {
       remark << "; no lower bound (its model exceeds the prediction of "
              << *boundViolated << ")";
-    } else if (least) {
-      if (*least > 0)
+    } else if (least >= 0) {
+      if (least > 0)
         remark << "; every schedule within the budget recomputes at least "
-               << *least << " (this one "
-               << llvm::formatv("{0:F3}", double(best->cost) / *least).str()
+               << least << " (this one "
+               << llvm::formatv("{0:F3}", double(best->cost) / least).str()
                << " x that lower bound)";
       else
         remark << "; the lower bound is 0 (its model fits the budget with "

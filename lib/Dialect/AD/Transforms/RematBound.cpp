@@ -49,6 +49,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 
 using namespace mlir;
 using namespace trellis::ad;
@@ -420,6 +421,70 @@ FailureOr<RematLowerBound> RematLowerBound::analyze(
     }
   }
 
+  // The values layers beyond the next one compute from, and which of them
+  // each boundary tracks (the largest first).
+  DenseMap<Value, int> reachOf;
+  SmallVector<Value> reachValues;
+  {
+    // Per layer r: the first layer k >= r whose rule reads r's result.
+    std::vector<int64_t> firstRuleRead(n, kNever);
+    for (int64_t k = 0; k < n; ++k)
+      for (auto [read, last] : reads[k])
+        if (int64_t r = forwardLayer(read); r >= 0 && r <= k)
+          firstRuleRead[r] = std::min(firstRuleRead[r], k);
+    for (int64_t q = 0; q + 2 < n; ++q) {
+      Operation *producer = forwardOp[q];
+      if (!producer || ownsNoBuffer(producer))
+        continue;
+      for (Value v : producer->getResults()) {
+        int64_t bytes = tensorBytes(v);
+        if (!bytes)
+          continue;
+        Reach reach{bytes, q + 1, {}};
+        for (int64_t r = q + 2; r < n; ++r) {
+          if (!forwardOp[r] || firstRuleRead[r] == kNever)
+            continue;
+          bool computesFrom =
+              forwardOp[r]
+                  ->walk([&](Operation *inner) {
+                    return llvm::is_contained(inner->getOperands(), v)
+                               ? WalkResult::interrupt()
+                               : WalkResult::advance();
+                  })
+                  .wasInterrupted();
+          // A reader whose rule reads v too needs it beside its own
+          // crossings already (a value first read further on).
+          if (computesFrom && !reads[r].contains(v))
+            reach.readers.push_back({r, firstRuleRead[r]});
+        }
+        if (!reach.readers.empty()) {
+          reachOf[v] = bound.reaches.size();
+          reachValues.push_back(v);
+          bound.reaches.push_back(std::move(reach));
+        }
+      }
+    }
+    SmallVector<int> order(bound.reaches.size());
+    std::iota(order.begin(), order.end(), 0);
+    llvm::stable_sort(order, [&](int x, int y) {
+      return bound.reaches[x].bytes > bound.reaches[y].bytes;
+    });
+    bound.tracked.assign(n, {});
+    for (int index : order) {
+      const Reach &reach = bound.reaches[index];
+      int64_t from = reach.producedAt + 1, to = reach.readers.back().first;
+      bool room = true;
+      for (int64_t a = from; a <= to; ++a)
+        room &= bound.tracked[a].size() < kMaxTracked;
+      if (!room) {
+        reachOf.erase(reachValues[index]);
+        continue;
+      }
+      for (int64_t a = from; a <= to; ++a)
+        bound.tracked[a].push_back(index);
+    }
+  }
+
   // The boundaries: what crosses from layer a-1 to layer a.
   bound.crossings.assign(n, {});
   SmallVector<std::pair<int64_t, Crossing>> farCrossings;
@@ -464,8 +529,12 @@ FailureOr<RematLowerBound> RematLowerBound::analyze(
       auto next = reads[a].find(v);
       bool readByNext = next != reads[a].end();
       bool readAtMoment = readByNext && next->second >= moment[a];
+      int reach = reachOf.lookup(v);
+      if (!reachOf.contains(v))
+        reach = -1;
       bound.crossings[a].push_back({bytes, reads[a - 1].contains(v),
-                                    readAtMoment, readByNext, firstNeed, a});
+                                    readAtMoment, readByNext, firstNeed, a,
+                                    reach});
       // A value read first by a later layer's rule (attention's queries and
       // keys, say), and needed by nothing before it, crosses at that
       // layer's boundary instead: live from there on whatever precedes.
@@ -474,7 +543,7 @@ FailureOr<RematLowerBound> RematLowerBound::analyze(
           farCrossings.push_back(
               {firstNeed,
                Crossing{bytes, false, far->second >= moment[firstNeed], true,
-                        firstNeed, a}});
+                        firstNeed, a, reach}});
     }
   }
   for (auto &[a, crossing] : farCrossings)
@@ -483,49 +552,86 @@ FailureOr<RematLowerBound> RematLowerBound::analyze(
   return bound;
 }
 
+bool RematLowerBound::recomputesFrom(const Reach &reach, int64_t a,
+                                     int64_t k) const {
+  if (reach.producedAt >= a)
+    return false;
+  return llvm::any_of(reach.readers, [&](std::pair<int64_t, int64_t> r) {
+    return r.first >= a && r.first <= k && r.second <= k;
+  });
+}
+
 RematLowerBound::Charge RematLowerBound::charge(int64_t a, int64_t flag,
-                                                int64_t k) const {
+                                                int64_t k,
+                                                unsigned held) const {
   Charge c;
-  if (flag == kFirst)
-    return c;
-  for (const Crossing &x : crossings[a]) {
-    bool byPrevious = flag == kAfterStored && x.readByProducer;
-    if (k == a) {
-      if (byPrevious || x.readAtMoment)
-        c.now += x.bytes;
-      if (byPrevious || x.readByNext)
-        c.after += x.bytes;
-    } else if (byPrevious || x.firstNeed <= k) {
-      // While the checkpoint itself is reversed, its body's first element
-      // holds what crosses.
-      c.after += x.bytes;
+  // The tracked values held at this level: those of `held`, and those this
+  // element holds after itself. A held value is counted once, already.
+  SmallVector<int, 2 * kMaxTracked> holding;
+  for (auto [bit, reach] : llvm::enumerate(tracked[a]))
+    if (held >> bit & 1)
+      holding.push_back(reach);
+  auto isHeld = [&](int reach) {
+    return reach >= 0 && llvm::is_contained(holding, reach);
+  };
+  auto keep = [&](int64_t bytes, int reach) {
+    c.after += bytes;
+    if (reach >= 0 && !isHeld(reach))
+      holding.push_back(reach);
+  };
+  if (flag != kFirst) {
+    for (const Crossing &x : crossings[a]) {
+      if (isHeld(x.reach))
+        continue;
+      bool byPrevious = flag == kAfterStored && x.readByProducer;
+      if (k == a) {
+        if (byPrevious || x.readAtMoment)
+          c.now += x.bytes;
+        if (byPrevious || x.readByNext)
+          keep(x.bytes, x.reach);
+      } else if (byPrevious || x.firstNeed <= k) {
+        // While the checkpoint itself is reversed, its body's first element
+        // holds what crosses.
+        keep(x.bytes, x.reach);
+      }
     }
+    // A checkpoint [a, k] also keeps, for its recomputation, the values from
+    // before it that a layer inside reads first: they cross a boundary
+    // within it.
+    for (int64_t b = a + 1; b <= k; ++b)
+      for (const Crossing &x : crossings[b])
+        if (x.producedAt < a && !isHeld(x.reach))
+          keep(x.bytes, x.reach);
+    // And those a layer inside computes from, produced further before it,
+    // unless this level holds them already.
+    if (k > a)
+      for (int reach : tracked[a])
+        if (!isHeld(reach) && recomputesFrom(reaches[reach], a, k))
+          keep(reaches[reach].bytes, reach);
   }
-  // A checkpoint [a, k] also keeps, for its recomputation, the values from
-  // before it that a layer inside reads first: they cross a boundary
-  // within it.
-  for (int64_t b = a + 1; b <= k; ++b)
-    for (const Crossing &x : crossings[b])
-      if (x.producedAt < a)
-        c.after += x.bytes;
+  if (k + 1 < n)
+    for (auto [bit, reach] : llvm::enumerate(tracked[k + 1]))
+      if (isHeld(reach))
+        c.next |= 1u << bit;
   return c;
 }
 
 int64_t RematLowerBound::levelPeak(const Schedule &schedule, int64_t first,
                                    int64_t last, int64_t heldAbove,
-                                   int64_t flag) const {
+                                   int64_t flag, unsigned held) const {
   int64_t peak = 0, holding = heldAbove;
   size_t next = 0;
   for (int64_t a = first; a <= last;) {
     bool checkpointed = next < schedule.size() && schedule[next].first == a;
     int64_t k = checkpointed ? schedule[next].last : a;
-    Charge c = charge(a, flag, k);
+    Charge c = charge(a, flag, k, held);
     if (checkpointed)
-      peak =
-          std::max(peak, levelPeak(schedule[next].inner, a, k, holding, flag));
+      peak = std::max(
+          peak, levelPeak(schedule[next].inner, a, k, holding, flag, held));
     else if (hasMoment[a])
-      peak = std::max(peak, holding + c.now + held[a]);
+      peak = std::max(peak, holding + c.now + this->held[a]);
     holding += c.after;
+    held = c.next;
     flag = checkpointed ? kAfterCheckpoint : kAfterStored;
     next += checkpointed;
     a = k + 1;
@@ -534,25 +640,36 @@ int64_t RematLowerBound::levelPeak(const Schedule &schedule, int64_t first,
 }
 
 int64_t RematLowerBound::peak(const Schedule &schedule) const {
-  return levelPeak(schedule, 0, n - 1, 0, kFirst);
+  return levelPeak(schedule, 0, n - 1, 0, kFirst, 0);
 }
 
 int64_t RematLowerBound::entry(int64_t a, int64_t b, int64_t flag,
-                               bool levelStart) const {
-  return ((b * (b + 1) / 2 + a) * kStates + flag * 2 + levelStart) *
+                               bool levelStart, unsigned held) const {
+  // The chain's first layer has one state (nothing before it, the level's
+  // start); any other, four (after a checkpoint or a stored layer, at a
+  // level's start or not), each times the subsets of the values tracked.
+  int64_t state = a == 0 ? 0 : (flag - kAfterCheckpoint) * 2 + levelStart;
+  return (offsets[b * (b + 1) / 2 + a] + (state << tracked[a].size()) + held) *
          (units + 1);
 }
 
 void RematLowerBound::solve() {
   int64_t storeAll = peak({});
   int64_t pairs = n * (n + 1) / 2;
-  int64_t target =
-      std::clamp<int64_t>(kMaxEntries / (kStates * pairs), 64, 4000);
+  // Where each suffix's entries start (entry()).
+  offsets.assign(pairs + 1, 0);
+  for (int64_t b = 0, index = 0; b < n; ++b)
+    for (int64_t a = 0; a <= b; ++a, ++index)
+      offsets[index + 1] =
+          offsets[index] + (a == 0 ? 1 : 4) * (int64_t(1) << tracked[a].size());
+  int64_t target = std::clamp<int64_t>(kMaxEntries / offsets[pairs], 64, 4000);
+  // Power-of-two units lose little of buffers that are powers of two plus
+  // the allocator's alignment.
   unitBytes = 1;
   while (unitBytes * 2 * target <= storeAll)
     unitBytes *= 2;
   units = llvm::divideCeil(std::max<int64_t>(storeAll, 1), unitBytes);
-  table.assign(pairs * kStates * (units + 1), kInfeasible);
+  table.assign(offsets[pairs] * (units + 1), kInfeasible);
   choice.assign(table.size(), -1);
   // Whether any layer of [a, b] has a moment: a part without one fits any
   // budget.
@@ -563,12 +680,12 @@ void RematLowerBound::solve() {
     return momentsPrefix[b + 1] > momentsPrefix[a];
   };
   auto lookup = [&](int64_t a, int64_t b, int64_t flag, bool levelStart,
-                    int64_t m) {
+                    unsigned held, int64_t m) {
     if (a > b)
       return int64_t(0);
     if (m < 0)
       return anyMoment(a, b) ? kInfeasible : 0;
-    return table[entry(a, b, flag, levelStart) + std::min(m, units)];
+    return table[entry(a, b, flag, levelStart, held) + std::min(m, units)];
   };
   auto inUnits = [&](int64_t bytes) { return bytes / unitBytes; };
   // Shorter suffixes first; for one suffix, a level's start before the
@@ -577,40 +694,45 @@ void RematLowerBound::solve() {
   for (int64_t length = 1; length <= n; ++length)
     for (int64_t a = 0; a + length <= n; ++a) {
       int64_t b = a + length - 1;
+      unsigned states = 1u << tracked[a].size();
       for (bool levelStart : {true, false})
-        for (int64_t flag = 0; flag < 3; ++flag) {
-          // Only the chain's first layer has no boundary before it.
-          if ((flag == kFirst) != (a == 0) || (a == 0 && !levelStart))
-            continue;
-          int64_t base = entry(a, b, flag, levelStart);
-          for (int64_t k = a; k <= b; ++k) {
-            // A level that is one checkpoint whole recomputes it for
-            // nothing.
-            if (k > a && levelStart && k == b)
+        for (int64_t flag = 0; flag < 3; ++flag)
+          for (unsigned held = 0; held < states; ++held) {
+            // Only the chain's first layer has no boundary before it.
+            if ((flag == kFirst) != (a == 0) || (a == 0 && !levelStart))
               continue;
-            Charge c = charge(a, flag, k);
-            int64_t now = inUnits(c.now), after = inUnits(c.after);
-            int64_t recompute = k == a ? 0 : costPrefix[k + 1] - costPrefix[a];
-            int64_t need = k == a && hasMoment[a] ? now + inUnits(held[a]) : 0;
-            int64_t restFlag = k == a ? kAfterStored : kAfterCheckpoint;
-            for (int64_t m = need; m <= units; ++m) {
-              int64_t inner = k == a ? 0 : lookup(a, k, flag, true, m);
-              int64_t rest = lookup(k + 1, b, restFlag, false, m - after);
-              if (inner == kInfeasible || rest == kInfeasible)
+            int64_t base = entry(a, b, flag, levelStart, held);
+            for (int64_t k = a; k <= b; ++k) {
+              // A level that is one checkpoint whole recomputes it for
+              // nothing.
+              if (k > a && levelStart && k == b)
                 continue;
-              int64_t total = recompute + inner + rest;
-              if (total < table[base + m]) {
-                table[base + m] = total;
-                choice[base + m] = static_cast<int16_t>(k);
+              Charge c = charge(a, flag, k, held);
+              int64_t now = inUnits(c.now), after = inUnits(c.after);
+              int64_t recompute =
+                  k == a ? 0 : costPrefix[k + 1] - costPrefix[a];
+              int64_t need =
+                  k == a && hasMoment[a] ? now + inUnits(this->held[a]) : 0;
+              int64_t restFlag = k == a ? kAfterStored : kAfterCheckpoint;
+              for (int64_t m = need; m <= units; ++m) {
+                int64_t inner = k == a ? 0 : lookup(a, k, flag, true, held, m);
+                int64_t rest =
+                    lookup(k + 1, b, restFlag, false, c.next, m - after);
+                if (inner == kInfeasible || rest == kInfeasible)
+                  continue;
+                int64_t total = recompute + inner + rest;
+                if (total < table[base + m]) {
+                  table[base + m] = total;
+                  choice[base + m] = static_cast<int16_t>(k);
+                }
               }
             }
           }
-        }
     }
 }
 
 int64_t RematLowerBound::smallestPeak() const {
-  int64_t m = 0, base = entry(0, n - 1, kFirst, true);
+  int64_t m = 0, base = entry(0, n - 1, kFirst, true, 0);
   while (m < units && table[base + m] == kInfeasible)
     ++m;
   return m * unitBytes;
@@ -619,7 +741,7 @@ int64_t RematLowerBound::smallestPeak() const {
 std::optional<int64_t> RematLowerBound::leastCost(int64_t budget) const {
   if (budget < 0)
     return std::nullopt;
-  int64_t cost = table[entry(0, n - 1, kFirst, true) +
+  int64_t cost = table[entry(0, n - 1, kFirst, true, 0) +
                        std::min(units, budget / unitBytes)];
   if (cost == kInfeasible)
     return std::nullopt;
@@ -627,18 +749,20 @@ std::optional<int64_t> RematLowerBound::leastCost(int64_t budget) const {
 }
 
 Schedule RematLowerBound::build(int64_t a, int64_t b, int64_t m, int64_t flag,
-                                bool levelStart) const {
+                                bool levelStart, unsigned held) const {
   Schedule result;
   while (a <= b && m >= 0) {
-    int64_t k = choice[entry(a, b, flag, levelStart) + std::min(m, units)];
+    int64_t k =
+        choice[entry(a, b, flag, levelStart, held) + std::min(m, units)];
     if (k < 0)
       break;
-    Charge c = charge(a, flag, k);
+    Charge c = charge(a, flag, k, held);
     if (k > a)
-      result.push_back({a, k, build(a, k, m, flag, true)});
+      result.push_back({a, k, build(a, k, m, flag, true, held)});
     m -= c.after / unitBytes;
     flag = k > a ? kAfterCheckpoint : kAfterStored;
     levelStart = false;
+    held = c.next;
     a = k + 1;
   }
   return result;
@@ -647,5 +771,5 @@ Schedule RematLowerBound::build(int64_t a, int64_t b, int64_t m, int64_t flag,
 std::optional<Schedule> RematLowerBound::schedule(int64_t budget) const {
   if (!leastCost(budget))
     return std::nullopt;
-  return build(0, n - 1, std::min(units, budget / unitBytes), kFirst, true);
+  return build(0, n - 1, std::min(units, budget / unitBytes), kFirst, true, 0);
 }

@@ -66,24 +66,25 @@ private:
   /// chain's first layer), a checkpoint or a stored layer, at the same level
   /// or, for a checkpoint body's first element, at the body's own level.
   static constexpr int64_t kFirst = 0, kAfterCheckpoint = 1, kAfterStored = 2;
-  /// The table's states per suffix: the flag above, and whether the suffix
-  /// is a level's whole.
-  static constexpr int64_t kStates = 6;
 
   /// What the model holds of the boundary before layer `a` (preceded as
-  /// `flag` says) when the element starting at `a` ends at `k` (k == a: a
-  /// stored layer): `now` while that layer is reversed, `after` while the
-  /// elements after that element are.
+  /// `flag` says, with the tracked values of `held` (a bit per entry of
+  /// tracked[a]) already held at this level) when the element starting at
+  /// `a` ends at `k` (k == a: a stored layer): `now` while that layer is
+  /// reversed, `after` while the elements after that element are, and
+  /// `next`, the tracked values held at boundary k + 1.
   struct Charge {
     int64_t now = 0, after = 0;
+    unsigned next = 0;
   };
-  Charge charge(int64_t a, int64_t flag, int64_t k) const;
+  Charge charge(int64_t a, int64_t flag, int64_t k, unsigned held) const;
   int64_t levelPeak(const Schedule &schedule, int64_t first, int64_t last,
-                    int64_t heldAbove, int64_t flag) const;
+                    int64_t heldAbove, int64_t flag, unsigned held) const;
   void solve();
-  int64_t entry(int64_t a, int64_t b, int64_t flag, bool levelStart) const;
-  Schedule build(int64_t a, int64_t b, int64_t m, int64_t flag,
-                 bool levelStart) const;
+  int64_t entry(int64_t a, int64_t b, int64_t flag, bool levelStart,
+                unsigned held) const;
+  Schedule build(int64_t a, int64_t b, int64_t m, int64_t flag, bool levelStart,
+                 unsigned held) const;
 
   /// Per layer: the chain's costs up to it (prefix sums), whether its
   /// reversal has a moment (a reverse-rule op), and what that moment holds
@@ -99,15 +100,42 @@ private:
   /// reads it or a value computed from it within [a, k] (a checkpoint
   /// [a, k] then needs it); INT64_MAX if none; and the boundary it is
   /// produced at (a, or an earlier one for a value read first by layer a).
+  /// `reach`: the value's index in `reaches` if it is tracked, else -1.
   struct Crossing {
     int64_t bytes;
     bool readByProducer, readAtMoment, readByNext;
     int64_t firstNeed, producedAt;
+    int reach = -1;
   };
   std::vector<std::vector<Crossing>> crossings;
 
-  /// The dynamic program's table over (suffix of a level, flag, units).
+  /// Values that a layer beyond the next one computes from (a residual
+  /// stream, read again by the next block's addition): a checkpoint holding
+  /// that reader recomputes from the value, so keeps it until it is
+  /// reversed — unless an element before it at its level holds it already,
+  /// which the dynamic program's state says, a bit per value tracked at a
+  /// boundary. Per value: its bytes, the boundary it is produced at, and
+  /// each reader r beyond that boundary with the first layer k ≥ r whose
+  /// rule reads r's result (a checkpoint [a, k'] with a ≤ r and k ≤ k'
+  /// recomputes r).
+  struct Reach {
+    int64_t bytes, producedAt;
+    llvm::SmallVector<std::pair<int64_t, int64_t>, 2> readers;
+  };
+  std::vector<Reach> reaches;
+  /// Per boundary a, the values tracked there: produced before a and read
+  /// at or after it (at most kMaxTracked; the others are left out, which
+  /// only makes the model count less).
+  static constexpr size_t kMaxTracked = 2;
+  std::vector<llvm::SmallVector<int, kMaxTracked>> tracked;
+  /// Whether the checkpoint [a, k] recomputes from `reach`.
+  bool recomputesFrom(const Reach &reach, int64_t a, int64_t k) const;
+
+  /// The dynamic program's table over (suffix of a level, flag, tracked
+  /// values held, units); `offsets` per suffix [a, b], where its entries
+  /// start.
   int64_t n = 0, unitBytes = 1, units = 0;
+  std::vector<int64_t> offsets;
   std::vector<int64_t> table;
   std::vector<int16_t> choice;
 };
