@@ -344,10 +344,40 @@ FailureOr<RematLowerBound> RematLowerBound::analyze(
   struct Held {
     int64_t from, until, bytes;
   };
+  // A GEMM's result (from a filled init) read only by an addition or
+  // subtraction of another value of its type that dies there:
+  // trellis-fuse-gemm-updates has the GEMM accumulate into that value's
+  // buffer instead (a cotangent gathering a residual branch's input
+  // gradient, a shared weight's second gradient), so it needs no buffer of
+  // its own. As that pass pairs them: the second operand is the term, the
+  // first only if the second is not such a GEMM itself.
+  auto feedsOnly = [](Value v) {
+    auto gemm = v.getDefiningOp<linalg::LinalgOp>();
+    return gemm && isa<linalg::ContractionOpInterface>(*gemm) &&
+           gemm->getNumResults() == 1 && v.hasOneUse() &&
+           gemm.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  };
+  auto mayAccumulate = [&](Operation *op) {
+    if (op->getNumResults() != 1 || !feedsOnly(op->getResult(0)))
+      return false;
+    Value result = op->getResult(0);
+    Operation *user = *result.getUsers().begin();
+    if (!isa<arith::AddFOp, arith::SubFOp>(user) || user->getBlock() != &body)
+      return false;
+    Value lhs = user->getOperand(0), rhs = user->getOperand(1), other;
+    if (rhs == result && lhs != result)
+      other = lhs;
+    else if (lhs == result && isa<arith::AddFOp>(user) && !feedsOnly(rhs))
+      other = rhs;
+    else
+      return false;
+    return other.getType() == result.getType() &&
+           lastRead(other, false) <= position[user];
+  };
   SmallVector<Held> reverseValues;
   for (Operation &op : body) {
     if (position[&op] < forwardEnd || ownsNoBuffer(&op) ||
-        isa<linalg::TransposeOp>(op))
+        isa<linalg::TransposeOp>(op) || mayAccumulate(&op))
       continue;
     bool fusible = elementwise(&op) && !isa<linalg::ContractionOpInterface>(op);
     for (Value result : op.getResults())
@@ -378,11 +408,13 @@ FailureOr<RematLowerBound> RematLowerBound::analyze(
       // nn op (attention_grad, say) holds what its own lowering allocates
       // at once, results and workspace, beside the operands it reads last.
       Operation *op = &*std::next(body.begin(), at);
-      if (isa<linalg::ContractionOpInterface>(op))
-        for (Value result : op->getResults())
-          live += tensorBytes(result);
-      else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-               linalgOp && !isa<linalg::TransposeOp>(op)) {
+      if (isa<linalg::ContractionOpInterface>(op)) {
+        // Unless it accumulates into the value it is added to.
+        if (!mayAccumulate(op))
+          for (Value result : op->getResults())
+            live += tensorBytes(result);
+      } else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+                 linalgOp && !isa<linalg::TransposeOp>(op)) {
         // An element-wise op may write over an operand of the result's
         // type that it reads last (trellis-choose-destinations).
         bool fusible = elementwise(op);
