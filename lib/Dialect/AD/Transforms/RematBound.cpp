@@ -10,8 +10,9 @@
 //    gradients computed), leaving out what the lowering may fold away
 //    (transposes, which GEMM calls read through, and element-wise results,
 //    fills and broadcasts included, that only fused consumers read);
-//  * what the moment's op allocates: a fresh destination (a GEMM's result,
-//    an element-wise result that needs a buffer, unless it may overwrite an
+//  * what the moment's op allocates: a fresh destination (a GEMM's result
+//    unless it may accumulate into the value it is added to, an
+//    element-wise result that needs a buffer unless it may overwrite an
 //    operand read last there), or an nn op's own allocations replayed alone
 //    beside the operands it reads last;
 //  * layer i's own results that its rule still reads;
@@ -21,14 +22,18 @@
 //    by that layer's rule (if stored) or the next layer's (if stored) or
 //    needed to recompute the next element (if a checkpoint), and values
 //    first read by the next layer's rule further on (kept after a
-//    checkpoint when that layer is inside it).
+//    checkpoint when that layer is inside it);
+//  * for every checkpoint of those levels after i's element, the values
+//    from further before it that a layer inside computes from (a residual
+//    stream), unless an element before it at its level holds them already.
 //
 // Each value is counted at one boundary only, so the sum is at most what
 // the lowered code holds: its peak (the pass checks this against every
 // prediction). The least-cost search over schedules is a dynamic program
 // over (suffix of a level, what precedes it, whether it is a level's whole,
-// bytes left) in the manner of Revolve for heterogeneous chains, with bytes
-// rounded down to units, which keeps it a lower bound.
+// which tracked values the level holds, bytes left) in the manner of
+// Revolve for heterogeneous chains, with bytes rounded down to units,
+// which keeps it a lower bound.
 //
 //===----------------------------------------------------------------------===//
 
