@@ -386,9 +386,14 @@ FailureOr<RematLowerBound> RematLowerBound::analyze(
       continue;
     bool fusible = elementwise(&op) && !isa<linalg::ContractionOpInterface>(op);
     for (Value result : op.getResults())
-      if (int64_t bytes = tensorBytes(result))
-        reverseValues.push_back(
-            {position[&op], lastRead(result, fusible), bytes});
+      if (int64_t bytes = tensorBytes(result)) {
+        // Once in a buffer, until its last read of any kind: a producer
+        // with several uses is fused into none (trellis-fuse-elementwise).
+        int64_t until = lastRead(result, fusible);
+        if (fusible && until >= 0)
+          until = lastRead(result, false);
+        reverseValues.push_back({position[&op], until, bytes});
+      }
   }
 
   // Each layer's moment: the rule op at which the most is certainly live
@@ -396,12 +401,13 @@ FailureOr<RematLowerBound> RematLowerBound::analyze(
   // layer's forward values its rule still reads).
   bound.hasMoment.assign(n, false);
   bound.held.assign(n, 0);
-  std::vector<int64_t> moment(n, kNever);
+  bound.heldAfterStored.assign(n, 0);
+  std::vector<int64_t> moment(n, kNever), momentAfterStored(n, kNever);
   for (int64_t i = 0; i < n; ++i) {
     if (ruleOps[i].empty())
       continue;
     bound.hasMoment[i] = true;
-    int64_t best = -1;
+    int64_t best = -1, bestAfterStored = -1;
     for (int64_t at : ruleOps[i]) {
       int64_t live = 0;
       for (const Held &h : reverseValues)
@@ -441,19 +447,30 @@ FailureOr<RematLowerBound> RematLowerBound::analyze(
           dying.push_back(lastRead(operand, false) <= at);
         live += isolatedPeak(op, dying, attentionChunk, isolated);
       }
-      int64_t own = 0, previous = 0;
+      // `previous`: layer i-1's results that layer i's rule reads from
+      // here on; those layer i-1's rule does not read too, the part not
+      // held anyway when layer i-1 is stored.
+      int64_t own = 0, previous = 0, previousUnheld = 0;
       for (auto [value, last] : reads[i])
         if (last >= at) {
           int64_t layer = forwardLayer(value);
-          if (layer == i && !ownsNoBuffer(forwardOp[i]))
+          if (layer == i && !ownsNoBuffer(forwardOp[i])) {
             own += tensorBytes(value);
-          else if (layer == i - 1 && !ownsNoBuffer(forwardOp[i - 1]))
+          } else if (layer == i - 1 && !ownsNoBuffer(forwardOp[i - 1])) {
             previous += tensorBytes(value);
+            if (!reads[i - 1].contains(value))
+              previousUnheld += tensorBytes(value);
+          }
         }
       if (live + own + previous > best) {
         best = live + own + previous;
         moment[i] = at;
         bound.held[i] = live + own;
+      }
+      if (live + own + previousUnheld > bestAfterStored) {
+        bestAfterStored = live + own + previousUnheld;
+        momentAfterStored[i] = at;
+        bound.heldAfterStored[i] = live + own;
       }
     }
   }
@@ -566,12 +583,14 @@ FailureOr<RematLowerBound> RematLowerBound::analyze(
       auto next = reads[a].find(v);
       bool readByNext = next != reads[a].end();
       bool readAtMoment = readByNext && next->second >= moment[a];
+      bool readAtMomentAfterStored =
+          readByNext && next->second >= momentAfterStored[a];
       int reach = reachOf.lookup(v);
       if (!reachOf.contains(v))
         reach = -1;
       bound.crossings[a].push_back({bytes, reads[a - 1].contains(v),
-                                    readAtMoment, readByNext, firstNeed, a,
-                                    reach});
+                                    readAtMoment, readAtMomentAfterStored,
+                                    readByNext, firstNeed, a, reach});
       // A value read first by a later layer's rule (attention's queries and
       // keys, say), and needed by nothing before it, crosses at that
       // layer's boundary instead: live from there on whatever precedes.
@@ -579,7 +598,8 @@ FailureOr<RematLowerBound> RematLowerBound::analyze(
         if (auto far = reads[firstNeed].find(v); far != reads[firstNeed].end())
           farCrossings.push_back(
               {firstNeed,
-               Crossing{bytes, false, far->second >= moment[firstNeed], true,
+               Crossing{bytes, false, far->second >= moment[firstNeed],
+                        far->second >= momentAfterStored[firstNeed], true,
                         firstNeed, a, reach}});
     }
   }
@@ -621,8 +641,10 @@ RematLowerBound::Charge RematLowerBound::charge(int64_t a, int64_t flag,
       if (isHeld(x.reach))
         continue;
       bool byPrevious = flag == kAfterStored && x.readByProducer;
+      bool atMoment =
+          flag == kAfterStored ? x.readAtMomentAfterStored : x.readAtMoment;
       if (k == a) {
-        if (byPrevious || x.readAtMoment)
+        if (byPrevious || atMoment)
           c.now += x.bytes;
         if (byPrevious || x.readByNext)
           keep(x.bytes, x.reach);
@@ -646,6 +668,7 @@ RematLowerBound::Charge RematLowerBound::charge(int64_t a, int64_t flag,
         if (!isHeld(reach) && recomputesFrom(reaches[reach], a, k))
           keep(reaches[reach].bytes, reach);
   }
+  c.moment = flag == kAfterStored ? heldAfterStored[a] : this->held[a];
   if (k + 1 < n)
     for (auto [bit, reach] : llvm::enumerate(tracked[k + 1]))
       if (isHeld(reach))
@@ -666,7 +689,7 @@ int64_t RematLowerBound::levelPeak(const Schedule &schedule, int64_t first,
       peak = std::max(
           peak, levelPeak(schedule[next].inner, a, k, holding, flag, held));
     else if (hasMoment[a])
-      peak = std::max(peak, holding + c.now + this->held[a]);
+      peak = std::max(peak, holding + c.now + c.moment);
     holding += c.after;
     held = c.next;
     flag = checkpointed ? kAfterCheckpoint : kAfterStored;
@@ -749,7 +772,7 @@ void RematLowerBound::solve() {
               int64_t recompute =
                   k == a ? 0 : costPrefix[k + 1] - costPrefix[a];
               int64_t need =
-                  k == a && hasMoment[a] ? now + inUnits(this->held[a]) : 0;
+                  k == a && hasMoment[a] ? now + inUnits(c.moment) : 0;
               int64_t restFlag = k == a ? kAfterStored : kAfterCheckpoint;
               for (int64_t m = need; m <= units; ++m) {
                 int64_t inner = k == a ? 0 : lookup(a, k, flag, true, held, m);

@@ -73,8 +73,10 @@ private:
   /// `a` ends at `k` (k == a: a stored layer): `now` while that layer is
   /// reversed, `after` while the elements after that element are, and
   /// `next`, the tracked values held at boundary k + 1.
+  /// `moment`: what layer a's moment holds beyond the boundaries (held or
+  /// heldAfterStored).
   struct Charge {
-    int64_t now = 0, after = 0;
+    int64_t now = 0, after = 0, moment = 0;
     unsigned next = 0;
   };
   Charge charge(int64_t a, int64_t flag, int64_t k, unsigned held) const;
@@ -93,6 +95,11 @@ private:
   std::vector<int64_t> costPrefix{0};
   std::vector<bool> hasMoment;
   std::vector<int64_t> held;
+  /// The same at the moment chosen for when layer a-1 is stored: the
+  /// results of a-1 that its own rule reads are held then whatever the
+  /// moment, so a later rule op of layer a (a bias gradient's reduction
+  /// after the GEMMs that read a-1's output) may hold more.
+  std::vector<int64_t> heldAfterStored;
   /// Per boundary before layer a (a ≥ 1), per value crossing it (a result
   /// of layer a-1, or one layer a's rule reads first): its bytes, whether
   /// layer a-1's rule reads it, whether layer a's does at or after its
@@ -103,7 +110,7 @@ private:
   /// `reach`: the value's index in `reaches` if it is tracked, else -1.
   struct Crossing {
     int64_t bytes;
-    bool readByProducer, readAtMoment, readByNext;
+    bool readByProducer, readAtMoment, readAtMomentAfterStored, readByNext;
     int64_t firstNeed, producedAt;
     int reach = -1;
   };
