@@ -475,6 +475,17 @@ FailureOr<RematLowerBound> RematLowerBound::analyze(
     }
   }
 
+  // Calls `f(q, v, bytes)` for each float tensor v that layer q's forward
+  // op makes in a buffer of its own.
+  auto forEachLayerResult = [&](auto f) {
+    for (int64_t q = 0; q < n; ++q)
+      if (Operation *producer = forwardOp[q];
+          producer && !ownsNoBuffer(producer))
+        for (Value v : producer->getResults())
+          if (int64_t bytes = tensorBytes(v))
+            f(q, v, bytes);
+  };
+
   // The values layers beyond the next one compute from, and which of them
   // each boundary tracks (the largest first).
   DenseMap<Value, int> reachOf;
@@ -486,38 +497,30 @@ FailureOr<RematLowerBound> RematLowerBound::analyze(
       for (auto [read, last] : reads[k])
         if (int64_t r = forwardLayer(read); r >= 0 && r <= k)
           firstRuleRead[r] = std::min(firstRuleRead[r], k);
-    for (int64_t q = 0; q + 2 < n; ++q) {
-      Operation *producer = forwardOp[q];
-      if (!producer || ownsNoBuffer(producer))
-        continue;
-      for (Value v : producer->getResults()) {
-        int64_t bytes = tensorBytes(v);
-        if (!bytes)
+    forEachLayerResult([&](int64_t q, Value v, int64_t bytes) {
+      Reach reach{bytes, q + 1, {}};
+      for (int64_t r = q + 2; r < n; ++r) {
+        if (!forwardOp[r] || firstRuleRead[r] == kNever)
           continue;
-        Reach reach{bytes, q + 1, {}};
-        for (int64_t r = q + 2; r < n; ++r) {
-          if (!forwardOp[r] || firstRuleRead[r] == kNever)
-            continue;
-          bool computesFrom =
-              forwardOp[r]
-                  ->walk([&](Operation *inner) {
-                    return llvm::is_contained(inner->getOperands(), v)
-                               ? WalkResult::interrupt()
-                               : WalkResult::advance();
-                  })
-                  .wasInterrupted();
-          // A reader whose rule reads v too needs it beside its own
-          // crossings already (a value first read further on).
-          if (computesFrom && !reads[r].contains(v))
-            reach.readers.push_back({r, firstRuleRead[r]});
-        }
-        if (!reach.readers.empty()) {
-          reachOf[v] = bound.reaches.size();
-          reachValues.push_back(v);
-          bound.reaches.push_back(std::move(reach));
-        }
+        bool computesFrom =
+            forwardOp[r]
+                ->walk([&](Operation *inner) {
+                  return llvm::is_contained(inner->getOperands(), v)
+                             ? WalkResult::interrupt()
+                             : WalkResult::advance();
+                })
+                .wasInterrupted();
+        // A reader whose rule reads v too needs it beside its own
+        // crossings already (a value first read further on).
+        if (computesFrom && !reads[r].contains(v))
+          reach.readers.push_back({r, firstRuleRead[r]});
       }
-    }
+      if (!reach.readers.empty()) {
+        reachOf[v] = bound.reaches.size();
+        reachValues.push_back(v);
+        bound.reaches.push_back(std::move(reach));
+      }
+    });
     SmallVector<int> order(bound.reaches.size());
     std::iota(order.begin(), order.end(), 0);
     llvm::stable_sort(order, [&](int x, int y) {
@@ -542,67 +545,62 @@ FailureOr<RematLowerBound> RematLowerBound::analyze(
   // The boundaries: what crosses from layer a-1 to layer a.
   bound.crossings.assign(n, {});
   SmallVector<std::pair<int64_t, Crossing>> farCrossings;
-  for (int64_t a = 1; a < n; ++a) {
-    Operation *producer = forwardOp[a - 1];
-    if (!producer || ownsNoBuffer(producer))
-      continue;
-    for (Value v : producer->getResults()) {
-      int64_t bytes = tensorBytes(v);
-      if (!bytes)
+  forEachLayerResult([&](int64_t q, Value v, int64_t bytes) {
+    int64_t a = q + 1;
+    if (a >= n)
+      return;
+    Operation *producer = forwardOp[q];
+    // The layers from a on whose forward values depend on v.
+    llvm::SmallPtrSet<Value, 32> tainted;
+    tainted.insert(v);
+    std::vector<bool> depends(n, false);
+    for (Operation &op : body) {
+      int64_t at = position[&op];
+      if (at <= position[producer] || at >= forwardEnd)
         continue;
-      // The layers from a on whose forward values depend on v.
-      llvm::SmallPtrSet<Value, 32> tainted;
-      tainted.insert(v);
-      std::vector<bool> depends(n, false);
-      for (Operation &op : body) {
-        int64_t at = position[&op];
-        if (at <= position[producer] || at >= forwardEnd)
-          continue;
-        bool uses = false;
-        op.walk([&](Operation *inner) {
-          for (Value operand : inner->getOperands())
-            uses |= tainted.contains(operand);
-        });
-        if (!uses)
-          continue;
-        for (Value result : op.getResults())
-          tainted.insert(result);
-        if (auto attr = op.getAttrOfType<IntegerAttr>(kLayerAttr);
-            attr && attr.getInt() >= a && attr.getInt() < n)
-          depends[attr.getInt()] = true;
-      }
-      int64_t firstNeed = kNever;
-      for (int64_t k = a; k < n && firstNeed == kNever; ++k)
-        for (auto [read, last] : reads[k]) {
-          int64_t from = forwardLayer(read);
-          if (read == v || (from >= a && from <= k && depends[from])) {
-            firstNeed = k;
-            break;
-          }
-        }
-      auto next = reads[a].find(v);
-      bool readByNext = next != reads[a].end();
-      bool readAtMoment = readByNext && next->second >= moment[a];
-      bool readAtMomentAfterStored =
-          readByNext && next->second >= momentAfterStored[a];
-      int reach = reachOf.lookup(v);
-      if (!reachOf.contains(v))
-        reach = -1;
-      bound.crossings[a].push_back({bytes, reads[a - 1].contains(v),
-                                    readAtMoment, readAtMomentAfterStored,
-                                    readByNext, firstNeed, a, reach});
-      // A value read first by a later layer's rule (attention's queries and
-      // keys, say), and needed by nothing before it, crosses at that
-      // layer's boundary instead: live from there on whatever precedes.
-      if (firstNeed != kNever && firstNeed > a && !reads[a - 1].contains(v))
-        if (auto far = reads[firstNeed].find(v); far != reads[firstNeed].end())
-          farCrossings.push_back(
-              {firstNeed,
-               Crossing{bytes, false, far->second >= moment[firstNeed],
-                        far->second >= momentAfterStored[firstNeed], true,
-                        firstNeed, a, reach}});
+      bool uses = false;
+      op.walk([&](Operation *inner) {
+        for (Value operand : inner->getOperands())
+          uses |= tainted.contains(operand);
+      });
+      if (!uses)
+        continue;
+      for (Value result : op.getResults())
+        tainted.insert(result);
+      if (auto attr = op.getAttrOfType<IntegerAttr>(kLayerAttr);
+          attr && attr.getInt() >= a && attr.getInt() < n)
+        depends[attr.getInt()] = true;
     }
-  }
+    int64_t firstNeed = kNever;
+    for (int64_t k = a; k < n && firstNeed == kNever; ++k)
+      for (auto [read, last] : reads[k]) {
+        int64_t from = forwardLayer(read);
+        if (read == v || (from >= a && from <= k && depends[from])) {
+          firstNeed = k;
+          break;
+        }
+      }
+    auto next = reads[a].find(v);
+    bool readByNext = next != reads[a].end();
+    bool readAtMoment = readByNext && next->second >= moment[a];
+    bool readAtMomentAfterStored =
+        readByNext && next->second >= momentAfterStored[a];
+    int reach = reachOf.lookup(v);
+    if (!reachOf.contains(v))
+      reach = -1;
+    bound.crossings[a].push_back({bytes, reads[a - 1].contains(v), readAtMoment,
+                                  readAtMomentAfterStored, readByNext,
+                                  firstNeed, a, reach});
+    // A value read first by a later layer's rule (attention's queries and
+    // keys, say), and needed by nothing before it, crosses at that
+    // layer's boundary instead: live from there on whatever precedes.
+    if (firstNeed != kNever && firstNeed > a && !reads[a - 1].contains(v))
+      if (auto far = reads[firstNeed].find(v); far != reads[firstNeed].end())
+        farCrossings.push_back(
+            {firstNeed, Crossing{bytes, false, far->second >= moment[firstNeed],
+                                 far->second >= momentAfterStored[firstNeed],
+                                 true, firstNeed, a, reach}});
+  });
   for (auto &[a, crossing] : farCrossings)
     bound.crossings[a].push_back(crossing);
   bound.solve();
