@@ -7,10 +7,13 @@
 // buffer instead of allocating its own. The model counted a buffer there,
 // so with everything stored it exceeded the lowered code's peak (61952
 // against 53696 bytes) and voided every claim of the bound; it now counts
-// what the lowering holds.
+// what the lowering holds. Where the addition is fused into the next
+// element-wise op instead (the tanh gradient below a checkpoint), the GEMM's
+// result keeps a buffer of its own, and the model counts it: at 84 % of the
+// store-all peak the schedule chosen costs exactly the bound (1.886 x before).
 // CHECK: remark: ad-remat: schedule none: predicted peak 53696 bytes, recomputation cost 0, lower-bound model 53696 bytes
 // CHECK-NOT: no lower bound
-// CHECK: remark: ad-remat: checkpointing layers {{.*}}; every schedule within the budget recomputes at least {{[0-9]+}} (this one {{[0-9.]+}} x that lower bound), checked against {{[0-9]+}} predictions
+// CHECK: remark: ad-remat: checkpointing layers [0-1] [3-4] of 10; predicted peak 41536 bytes within the budget of 45000 {{.*}}; every schedule within the budget recomputes at least 135168 (this one 1.000 x that lower bound), checked against {{[0-9]+}} predictions
 func.func @chain(%x: tensor<64x32xf32>, %w0: tensor<32x32xf32>, %b0: tensor<32xf32>, %w1: tensor<32x32xf32>, %b1: tensor<32xf32>, %w2: tensor<32x32xf32>, %b2: tensor<32xf32>) -> tensor<f32> {
   %a0 = nn.dense %x, %w0, %b0 : (tensor<64x32xf32>, tensor<32x32xf32>, tensor<32xf32>) -> tensor<64x32xf32>
   %t0 = nn.tanh %a0 : tensor<64x32xf32>

@@ -41,6 +41,7 @@
 
 #include "PeakSimulation.h"
 
+#include "trellis/Conversion/LinalgToBlas/LinalgToBlas.h"
 #include "trellis/Dialect/AD/IR/AD.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -376,8 +377,22 @@ FailureOr<RematLowerBound> RematLowerBound::analyze(
       other = rhs;
     else
       return false;
-    return other.getType() == result.getType() &&
-           lastRead(other, false) <= position[user];
+    if (other.getType() != result.getType() ||
+        lastRead(other, false) > position[user])
+      return false;
+    // Unless trellis-fuse-elementwise, which runs first, fuses the
+    // addition into its one element-wise consumer (a tanh's gradient): the
+    // GEMM's result is then that fused op's input, in a buffer of its own.
+    Value sum = user->getResult(0);
+    if (!sum.hasOneUse())
+      return true;
+    Operation *consumer = *sum.getUsers().begin();
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(consumer);
+    bool fusedAway = consumer->getBlock() == &body && elementwise(consumer) &&
+                     !isa<linalg::ContractionOpInterface>(consumer) &&
+                     linalgOp.getBlock()->getOperations().size() + 3 <=
+                         trellis::kMaxFusedBodyOps;
+    return !fusedAway;
   };
   SmallVector<Held> reverseValues;
   for (Operation &op : body) {
