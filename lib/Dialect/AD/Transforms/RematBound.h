@@ -71,10 +71,9 @@ private:
   /// `flag` says, with the tracked values of `held` (a bit per entry of
   /// tracked[a]) already held at this level) when the element starting at
   /// `a` ends at `k` (k == a: a stored layer): `now` while that layer is
-  /// reversed, `after` while the elements after that element are, and
-  /// `next`, the tracked values held at boundary k + 1.
-  /// `moment`: what layer a's moment holds beyond the boundaries (held or
-  /// heldAfterStored).
+  /// reversed, `moment` what layer a's moment holds beyond the boundaries
+  /// (held or heldAfterStored), `after` while the elements after that
+  /// element are, and `next`, the tracked values held at boundary k + 1.
   struct Charge {
     int64_t now = 0, after = 0, moment = 0;
     unsigned next = 0;
@@ -103,7 +102,7 @@ private:
   /// Per boundary before layer a (a ≥ 1), per value crossing it (a result
   /// of layer a-1, or one layer a's rule reads first): its bytes, whether
   /// layer a-1's rule reads it, whether layer a's does at or after its
-  /// moment, whether it does at all, and the first layer k ≥ a whose rule
+  /// moment (either of the two), whether it does at all, and the first layer k ≥ a whose rule
   /// reads it or a value computed from it within [a, k] (a checkpoint
   /// [a, k] then needs it); INT64_MAX if none; and the boundary it is
   /// produced at (a, or an earlier one for a value read first by layer a).
