@@ -1012,9 +1012,9 @@ struct ADRematPass : trellis::ad::impl::ADRematBase<ADRematPass> {
     llvm::stable_sort(starts, [](const Candidate &x, const Candidate &y) {
       return x.cost < y.cost;
     });
-    // Nothing to search for once the best costs the lower bound: it is
-    // optimal (unless a prediction voided the bound).
-    // The lower bound's least cost within the budget (-1: none).
+    // Nothing to search for once the best costs the lower bound's least
+    // cost within the budget (-1: none): it is optimal (unless a prediction
+    // voided the bound).
     int64_t least = -1;
     if (succeeded(bound))
       least = bound->leastCost(budget).value_or(-1);

@@ -600,9 +600,7 @@ FailureOr<RematLowerBound> RematLowerBound::analyze(
     bool readAtMoment = readByNext && next->second >= moment[a];
     bool readAtMomentAfterStored =
         readByNext && next->second >= momentAfterStored[a];
-    int reach = reachOf.lookup(v);
-    if (!reachOf.contains(v))
-      reach = -1;
+    int reach = reachOf.lookup_or(v, -1);
     bound.crossings[a].push_back({bytes, reads[a - 1].contains(v), readAtMoment,
                                   readAtMomentAfterStored, readByNext,
                                   firstNeed, a, reach});
