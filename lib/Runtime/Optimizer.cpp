@@ -57,8 +57,7 @@ llvm::StringRef trellis::runtime::vectorMathLibraryPath() {
 /// exp and log, 2.35 for tanh, erf, erfc; checked on the newest, erfcf).
 static bool hasWideVectorMath(llvm::TargetMachine &targetMachine) {
   if (!llvm::is_contained(
-          llvm::split(targetMachine.getTargetFeatureString(), ','),
-          "+avx512f"))
+          llvm::split(targetMachine.getTargetFeatureString(), ','), "+avx512f"))
     return false;
   static const bool found = [] {
     void *mvec = getVectorMathLibrary();
@@ -76,8 +75,7 @@ static bool hasWideVectorMath(llvm::TargetMachine &targetMachine) {
 /// call convert-math-to-libm makes.
 static void addVectorMath(llvm::TargetLibraryInfoImpl &info,
                           const llvm::Triple &triple, bool wide) {
-  info.addVectorizableFunctionsFromVecLib(llvm::VectorLibrary::LIBMVEC,
-                                          triple);
+  info.addVectorizableFunctionsFromVecLib(llvm::VectorLibrary::LIBMVEC, triple);
   static const struct {
     const char *scalar, *vector4, *vector8;
   } f32[] = {{"tanhf", "_ZGVbN4v_tanhf", "_ZGVdN8v_tanhf"},
@@ -283,6 +281,15 @@ void trellis::runtime::prepareForOptimization(llvm::Module &module,
   }
   if (outlineLoops) {
     outlineLoopsOfLargeFunctions(module, kMaxLoopsPerFunction);
+    // No generated code compares the addresses of the module's own
+    // functions: an OpenMP region's outlined body is only handed to
+    // __kmpc_fork_call. Without `unnamed_addr`, MergeFunctions kept each
+    // duplicate of such a body as a thunk of the one it kept, so the loops
+    // that fork them differed and every layer's copy of a parallel loop was
+    // optimized and generated anew.
+    for (llvm::Function &function : module)
+      if (!function.isDeclaration() && function.hasLocalLinkage())
+        function.setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
     // The same loop of every layer is now the same function: keep one.
     llvm::MergeFunctionsPass::runOnModule(module);
   }
