@@ -100,6 +100,8 @@ typedef struct TrellisCompileOptions {
   TrellisGemmLibrary sgemm;   /* library of the f32 GEMMs */
   const char *targetCpu;      /* LLVM CPU name to generate code for
                                  (copied); NULL or "": this host */
+  int verifyEachPass;         /* nonzero: verify the IR after every pass of
+                                 the lowering (else once, after it) */
 } TrellisCompileOptions;
 
 void trellisCompileOptionsInit(TrellisCompileOptions *options);

@@ -97,6 +97,7 @@ void trellisCompileOptionsInit(TrellisCompileOptions *options) {
   options->compileThreads = defaults.compileThreads;
   options->sgemm = TRELLIS_SGEMM_AUTO;
   options->targetCpu = nullptr;
+  options->verifyEachPass = defaults.verifyEachPass;
 }
 
 TrellisStatus
@@ -140,6 +141,7 @@ trellisCompilerCreateWithOptions(const TrellisCompileOptions *given,
     options.cacheDir = given->cacheDir;
   if (given->targetCpu)
     options.targetCpu = given->targetCpu;
+  options.verifyEachPass = given->verifyEachPass != 0;
   *compiler = new TrellisCompilerImpl{Compiler(std::move(options))};
   return TRELLIS_SUCCESS;
 }

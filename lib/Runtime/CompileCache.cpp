@@ -180,10 +180,10 @@ static void hashHost(HashStream &os) {
 static void hashOptions(HashStream &os, const CompileOptions &options) {
   const auto &[attentionChunk, checkCollectives, remat, gradientReduction,
                sgemm, transposeShortFlag, parallelLoops, profile, pipeline,
-               measureGemmLibraries, tuningDir, gemmKernelVariables, optLevel,
-               targetCpu, vectorMath, outlineLoops, compileThreads, dumpLLVMIR,
-               sharedLibPaths, blasLibraryPath, dnnlLibraryPath, cacheDir] =
-      options;
+               verifyEachPass, measureGemmLibraries, tuningDir,
+               gemmKernelVariables, optLevel, targetCpu, vectorMath,
+               outlineLoops, compileThreads, dumpLLVMIR, sharedLibPaths,
+               blasLibraryPath, dnnlLibraryPath, cacheDir] = options;
   os.field("attentionChunk", attentionChunk);
   os.field("checkCollectives", checkCollectives);
   const auto &[policy, every, budget] = remat;
@@ -218,6 +218,8 @@ static void hashOptions(HashStream &os, const CompileOptions &options) {
   // Never on here (usesCompileCache), hashed all the same.
   os.field("profile", profile);
   os.field("pipeline", pipeline);
+  // Verification checks the code, it does not change it.
+  (void)verifyEachPass;
   os.field("optLevel", optLevel);
   os.field("targetCpu", targetCpu);
   os.field("vectorMath", vectorMath);

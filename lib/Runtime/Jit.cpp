@@ -23,6 +23,7 @@
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -92,13 +93,14 @@ static void initializeOnce() {
   (void)initialized;
 }
 
-llvm::Error trellis::runtime::lowerToLLVMDialect(mlir::ModuleOp module,
-                                                const CompileOptions &options) {
+llvm::Error
+trellis::runtime::lowerToLLVMDialect(mlir::ModuleOp module,
+                                     const CompileOptions &options) {
   initializeOnce();
   mlir::PassManager pm(module.getContext(), mlir::ModuleOp::getOperationName());
-  // The default, stated: every pass's output must verify, so that a pass
-  // producing invalid IR is reported at that pass, not as a crash later.
-  pm.enableVerifier(true);
+  // Every pass's output verified names the pass that produced invalid IR;
+  // otherwise the lowering's result is verified once, below.
+  pm.enableVerifier(options.verifyEachPass);
   if (options.pipeline.empty()) {
     trellis::buildLowerToLLVMPipeline(pm, options);
   } else {
@@ -112,6 +114,9 @@ llvm::Error trellis::runtime::lowerToLLVMDialect(mlir::ModuleOp module,
   }
   if (mlir::failed(pm.run(module)))
     return makeError("lowering to the LLVM dialect failed");
+  if (!options.verifyEachPass && mlir::failed(mlir::verify(module)))
+    return makeError("the lowering produced invalid IR (--verify-each names "
+                     "the pass)");
   // convert-to-llvm leaves what it cannot lower without a word.
   if (mlir::Operation *op = findUnconvertedOp(module)) {
     mlir::emitError(op->getLoc())

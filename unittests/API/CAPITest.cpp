@@ -143,7 +143,12 @@ TEST(CAPI, CompileOptionsDefaultsAreTheTools) {
   EXPECT_EQ(options.compileThreads, 0u);
   EXPECT_EQ(options.sgemm, TRELLIS_SGEMM_AUTO);
   EXPECT_EQ(options.targetCpu, nullptr);
+  EXPECT_EQ(options.verifyEachPass, 0);
   EXPECT_EQ(compileGradOfChain(options), "");
+  // Verified after every pass, the same module compiles.
+  options.verifyEachPass = 1;
+  EXPECT_EQ(compileGradOfChain(options), "");
+  options.verifyEachPass = 0;
   // Code for a named CPU (the x86-64 baseline, which every host runs); an
   // unknown one is the JIT's error.
   options.targetCpu = "x86-64";

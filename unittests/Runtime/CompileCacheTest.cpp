@@ -117,7 +117,7 @@ TEST_F(CompileCacheKey, EveryOptionOfTheCodeChangesIt) {
   }
 }
 
-TEST_F(CompileCacheKey, TheCacheDirectoryAndTheIRDumpDoNot) {
+TEST_F(CompileCacheKey, TheCacheDirectoryTheIRDumpAndVerificationDoNot) {
   std::string base = key({});
   CompileOptions elsewhere;
   elsewhere.cacheDir = "/tmp/elsewhere";
@@ -125,6 +125,9 @@ TEST_F(CompileCacheKey, TheCacheDirectoryAndTheIRDumpDoNot) {
   CompileOptions dump;
   dump.dumpLLVMIR = "/tmp/f.ll";
   EXPECT_EQ(key(dump), base);
+  CompileOptions verified;
+  verified.verifyEachPass = true;
+  EXPECT_EQ(key(verified), base);
 }
 
 TEST_F(CompileCacheKey, TheModuleAndTheEntriesDo) {

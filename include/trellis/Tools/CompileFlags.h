@@ -143,7 +143,7 @@ struct LoweringFlags {
 
 /// The flags of a JIT tool: the lowering's and `--opt-level`,
 /// `--target-cpu`, `--vector-math`, `--outline-loops`, `--compile-threads`,
-/// `--dump-llvm-ir`,
+/// `--dump-llvm-ir`, `--verify-each`,
 /// `--cache-dir`, and the collectives runtime's `--collective-timeout`.
 struct CompileFlags {
   explicit CompileFlags(llvm::cl::OptionCategory &category)
@@ -185,6 +185,13 @@ struct CompileFlags {
                    llvm::cl::desc("Write the optimized LLVM IR that the JIT "
                                   "compiles to FILE"),
                    llvm::cl::value_desc("file"), llvm::cl::cat(category)),
+        verifyEach("verify-each",
+                   llvm::cl::desc("Verify the IR after every pass of the "
+                                  "lowering, naming the pass that makes it "
+                                  "invalid (default: once, after the "
+                                  "lowering)"),
+                   llvm::cl::init(CompileOptions().verifyEachPass),
+                   llvm::cl::cat(category)),
         cacheDir(
             "cache-dir",
             llvm::cl::desc("Keep the compiled code in DIR and reuse it when "
@@ -221,6 +228,7 @@ struct CompileFlags {
     options.outlineLoops = outlineLoops;
     options.compileThreads = compileThreads;
     options.dumpLLVMIR = dumpLLVMIR;
+    options.verifyEachPass = verifyEach;
     // Given, even empty, the flag wins over TRELLIS_CACHE_DIR.
     if (cacheDir.getNumOccurrences())
       options.cacheDir = cacheDir;
@@ -233,6 +241,7 @@ struct CompileFlags {
   llvm::cl::opt<bool> outlineLoops;
   llvm::cl::opt<unsigned> compileThreads;
   llvm::cl::opt<std::string> dumpLLVMIR;
+  llvm::cl::opt<bool> verifyEach;
   llvm::cl::opt<std::string> cacheDir;
   llvm::cl::opt<double, false, SecondsParser> collectiveTimeout;
 };

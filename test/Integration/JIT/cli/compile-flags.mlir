@@ -29,6 +29,10 @@
 //
 // RUN: trellis-run %s --entry=use --input=%t/x.npy --input=%t/w.npy --input=%t/b.npy --output-dir=%t/stored
 // RUN: trellis-run %s --entry=use --input=%t/x.npy --input=%t/w.npy --input=%t/b.npy --remat=every --remat-every=2 --output-dir=%t/every
+// Verified after every pass of the lowering instead of once after it: the
+// same code, the same results bit for bit.
+// RUN: trellis-run %s --entry=use --input=%t/x.npy --input=%t/w.npy --input=%t/b.npy --verify-each --output-dir=%t/verified
+// RUN: cmp %t/stored/result0.npy %t/verified/result0.npy
 // RUN: %python %S/compile_flags.py %t/x.npy %t/w.npy %t/stored/result0.npy %t/every/result0.npy | FileCheck %s --check-prefix=CHECK-GRAD
 // CHECK-GRAD: stored: max error {{.*}} vs NumPy f64: ok
 // CHECK-GRAD: every: max error {{.*}} vs NumPy f64: ok
