@@ -23,15 +23,13 @@ Rows (BENCHMARKS.md's shapes):
             Trellis / PyTorch (target <= 0.8).
   compile   compile_ms (parse → lower → LLVM → runnable) of each model, and of
             the 32-block reversible stack (target <= 2000 ms).
-  lm        (off by default: a trellis-run of it compiles for tens of seconds,
-            four per round) bench/transformer_lm.py's Transformer LM step
+  lm        bench/transformer_lm.py's Transformer LM step
             (V = L = D = 256, 4 pre-LN layers, 4 heads, FF 1024, batch 8, Adam)
             against its PyTorch twin, after the twin check, at 1 and 2
             threads; ratio of the best-thread times (target <= 0.6) and
             Trellis's 2-thread speedup (target >= 1.6). Steps per round:
             --steps / 4, at least 2.
-  revtf     (off by default, for the same reason: depth 12 compiles for tens
-            of seconds) bench/reversible_transformer.py's reversible
+  revtf     bench/reversible_transformer.py's reversible
             Transformer step (batch 1, L = 1024, d = 256, 4 heads, FF 1024,
             depth 4 and 12; loss and every weight's gradient) against its
             PyTorch manual-reversible twin, after the twin check, at 1 and 2
@@ -552,7 +550,7 @@ def parse_timing_args(p):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     add_timing_args(p, rounds=5, steps=20)
-    p.add_argument("--only", default="gemm,mlp,rev,compile")
+    p.add_argument("--only", default="gemm,mlp,rev,compile,lm,revtf")
     a = parse_timing_args(p)
     only = set(a.only.split(","))
     work = tempfile.mkdtemp(prefix="trellis_perf.")
