@@ -125,13 +125,23 @@ def create_hosts():
     # wait up to a second after other link events): until both ends are
     # operationally up, packets are dropped, and an mpirun started at once
     # failed its first TCP connection ("unable to complete a TCP
-    # connection", once in a run of the suite).
+    # connection", once in a run of the suite). Its IPv6 link-local address
+    # then stays `tentative` for 1-2 s more (duplicate address detection),
+    # unusable, and Debian's Open MPI is built with IPv6 (its TCP components
+    # find the interface's IPv6 addresses too): the likely cause of the
+    # first mpirun exiting with 213 at start-up on a loaded machine (2 runs
+    # in about 45; the message was not kept). Both ends must be up and past
+    # it.
+    def ready(ns):
+        return ("state UP" in ip("-n", ns, "-o", "link", "show", IFACE) and
+                "tentative" not in ip("-n", ns, "-o", "addr", "show", "dev",
+                                      IFACE))
+
     deadline = time.monotonic() + 10
-    while not all("state UP" in ip("-n", ns, "-o", "link", "show", IFACE)
-                  for ns in HOSTS.values()):
+    while not all(ready(ns) for ns in HOSTS.values()):
         if time.monotonic() > deadline:
-            raise RuntimeError(f"{IFACE} did not come up in 10 s: " + "; ".join(
-                ip("-n", ns, "-o", "link", "show", IFACE).strip()
+            raise RuntimeError(f"{IFACE} was not ready in 10 s: " + "; ".join(
+                ip("-n", ns, "-o", "addr", "show", "dev", IFACE).strip()
                 for ns in HOSTS.values()))
         time.sleep(0.05)
 
