@@ -57,7 +57,8 @@ llvm::StringRef trellis::runtime::vectorMathLibraryPath() {
 /// exp and log, 2.35 for tanh, erf, erfc; checked on the newest, erfcf).
 static bool hasWideVectorMath(llvm::TargetMachine &targetMachine) {
   if (!llvm::is_contained(
-          llvm::split(targetMachine.getTargetFeatureString(), ','), "+avx512f"))
+          llvm::split(targetMachine.getTargetFeatureString(), ','),
+          "+avx512f"))
     return false;
   static const bool found = [] {
     void *mvec = getVectorMathLibrary();
@@ -75,7 +76,8 @@ static bool hasWideVectorMath(llvm::TargetMachine &targetMachine) {
 /// call convert-math-to-libm makes.
 static void addVectorMath(llvm::TargetLibraryInfoImpl &info,
                           const llvm::Triple &triple, bool wide) {
-  info.addVectorizableFunctionsFromVecLib(llvm::VectorLibrary::LIBMVEC, triple);
+  info.addVectorizableFunctionsFromVecLib(llvm::VectorLibrary::LIBMVEC,
+                                          triple);
   static const struct {
     const char *scalar, *vector4, *vector8;
   } f32[] = {{"tanhf", "_ZGVbN4v_tanhf", "_ZGVdN8v_tanhf"},
