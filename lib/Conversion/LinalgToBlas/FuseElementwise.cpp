@@ -78,8 +78,7 @@ bool shouldFuse(OpOperand *operand) {
     return false;
   return producer && producer->hasOneUse() && !isContraction(producer) &&
          !isContraction(owner) &&
-         getBodySize(producer) + getBodySize(owner) <=
-             trellis::kMaxFusedBodyOps;
+         trellis::fusedBodyFits(getBodySize(producer), getBodySize(owner));
 }
 
 struct TrellisFuseElementwisePass

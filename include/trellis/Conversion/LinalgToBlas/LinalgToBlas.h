@@ -132,6 +132,14 @@ struct GemmChoice {
 /// chain's length.
 inline constexpr size_t kMaxFusedBodyOps = 256;
 
+/// True if trellis-fuse-elementwise's size rule lets a producer whose linalg
+/// body has `producerOps` ops (terminator included) fuse into a consumer
+/// whose body has `ownerOps`. ad-remat's lower bound asks it too, to know
+/// which results the lowering keeps in buffers.
+inline bool fusedBodyFits(size_t producerOps, size_t ownerOps) {
+  return producerOps + ownerOps <= kMaxFusedBodyOps;
+}
+
 #define GEN_PASS_DECL_CONVERTLINALGTOBLAS
 #define GEN_PASS_DECL_TRELLISPREPARECONTRACTIONS
 #define GEN_PASS_DECL_TRELLISFUSEELEMENTWISE

@@ -387,12 +387,15 @@ FailureOr<RematLowerBound> RematLowerBound::analyze(
     if (!sum.hasOneUse())
       return true;
     Operation *consumer = *sum.getUsers().begin();
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(consumer);
-    bool fusedAway = consumer->getBlock() == &body && elementwise(consumer) &&
-                     !isa<linalg::ContractionOpInterface>(consumer) &&
-                     linalgOp.getBlock()->getOperations().size() + 3 <=
-                         trellis::kMaxFusedBodyOps;
-    return !fusedAway;
+    if (consumer->getBlock() != &body || !elementwise(consumer) ||
+        isa<linalg::ContractionOpInterface>(consumer))
+      return true;
+    // The addition is then a linalg.generic of the arith op and its yield
+    // (convert-elementwise-to-linalg).
+    constexpr size_t kAdditionBodyOps = 2;
+    return !trellis::fusedBodyFits(
+        kAdditionBodyOps,
+        cast<linalg::LinalgOp>(consumer).getBlock()->getOperations().size());
   };
   SmallVector<Held> reverseValues;
   for (Operation &op : body) {

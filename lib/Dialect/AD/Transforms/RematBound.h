@@ -102,10 +102,11 @@ private:
   /// Per boundary before layer a (a ≥ 1), per value crossing it (a result
   /// of layer a-1, or one layer a's rule reads first): its bytes, whether
   /// layer a-1's rule reads it, whether layer a's does at or after its
-  /// moment (either of the two), whether it does at all, and the first layer k ≥ a whose rule
-  /// reads it or a value computed from it within [a, k] (a checkpoint
-  /// [a, k] then needs it); INT64_MAX if none; and the boundary it is
-  /// produced at (a, or an earlier one for a value read first by layer a).
+  /// moment (either of the two), whether it does at all, and the first
+  /// layer k ≥ a whose rule reads it or a value computed from it within
+  /// [a, k] (a checkpoint [a, k] then needs it); INT64_MAX if none; and the
+  /// boundary it is produced at (a, or an earlier one for a value read first
+  /// by layer a).
   /// `reach`: the value's index in `reaches` if it is tracked, else -1.
   struct Crossing {
     int64_t bytes;
