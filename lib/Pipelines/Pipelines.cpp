@@ -134,7 +134,7 @@ void trellis::buildLowerToLLVMPipeline(OpPassManager &pm,
   linalgToBlas.sgemmShort = options.sgemm.shortRows;
   linalgToBlas.sgemmNarrow = options.sgemm.narrow;
   linalgToBlas.parallelBatches = options.parallelLoops;
-  pm.addPass(createConvertLinalgToBlas(linalgToBlas));
+  pm.addPass(createConvertLinalgToBlas(linalgToBlas, options.sgemmShapes));
   // One op is one piece of work here: the place to time them.
   if (options.profile)
     pm.addPass(createTrellisProfileOps());

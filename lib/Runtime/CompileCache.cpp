@@ -37,15 +37,17 @@ using namespace trellis::runtime;
 
 /// The layout of the files of an entry and of what the key covers. Bump it
 /// whenever either changes, so that older entries become misses.
-static constexpr int64_t kCacheFormat = 2;
+static constexpr int64_t kCacheFormat = 3; // 3: per-shape GEMM choices
 
 #ifndef TRELLIS_BUILD_VERSION
 #define TRELLIS_BUILD_VERSION "unknown"
 #endif
 
 bool trellis::runtime::usesCompileCache(const CompileOptions &options) {
+  // A shape chooser without an id cannot be told from another.
   return !options.cacheDir.empty() && !options.profile &&
-         options.dumpLLVMIR.empty();
+         options.dumpLLVMIR.empty() &&
+         (!options.sgemmShapes || !options.sgemmShapes.id.empty());
 }
 
 //===----------------------------------------------------------------------===//
@@ -179,8 +181,8 @@ static void hashHost(HashStream &os) {
 /// so that two compiles that differ in it cannot share an entry.
 static void hashOptions(HashStream &os, const CompileOptions &options) {
   const auto &[attentionChunk, checkCollectives, remat, gradientReduction,
-               sgemm, transposeShortFlag, parallelLoops, profile, pipeline,
-               verifyEachPass, measureGemmLibraries, tuningDir,
+               sgemm, sgemmShapes, transposeShortFlag, parallelLoops, profile,
+               pipeline, verifyEachPass, measureGemmLibraries, tuningDir,
                gemmKernelVariables, optLevel, targetCpu, vectorMath,
                outlineLoops, compileThreads, dumpLLVMIR, sharedLibPaths,
                blasLibraryPath, dnnlLibraryPath, cacheDir] = options;
@@ -209,6 +211,9 @@ static void hashOptions(HashStream &os, const CompileOptions &options) {
   os.field("sgemm.thin", static_cast<int64_t>(sgemmThin));
   os.field("sgemm.short", static_cast<int64_t>(sgemmShort));
   os.field("sgemm.narrow", static_cast<int64_t>(sgemmNarrow));
+  // The per-shape choices by the table they come from (shapes measured
+  // later are added to it; a kept rate never changes).
+  os.field("sgemm.shapes", sgemmShapes ? sgemmShapes.id : std::string());
   // The form the pipeline takes: the flag's over the measured one.
   os.field("transposeShort", transposeShortFlag.value_or(transposeShort));
   (void)measureGemmLibraries;

@@ -62,7 +62,8 @@ std::string getHostCPUFeatures();
 
 /// Returns true if compiles with `options` go through the cache: it has a
 /// directory, and neither the profiler (whose site table is built from the
-/// lowered module) nor an LLVM IR dump (a hit has no IR) is asked for.
+/// lowered module) nor an LLVM IR dump (a hit has no IR) is asked for, and
+/// a GEMM shape chooser, if any, has an id.
 bool usesCompileCache(const CompileOptions &options);
 
 /// Returns the SHA-256 key, in hex, of compiling `module` (as parsed, before

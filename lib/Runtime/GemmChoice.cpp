@@ -18,6 +18,8 @@
 #include "llvm/TargetParser/Host.h"
 
 #include <chrono>
+#include <map>
+#include <random>
 #include <dlfcn.h>
 #include <limits>
 #include <mutex>
@@ -29,7 +31,7 @@ using namespace trellis::runtime;
 
 /// The layout of a choice file and what its name covers; bump it whenever
 /// either changes.
-static constexpr int64_t kChoiceFormat = 8; // 8: three short GEMMs
+static constexpr int64_t kChoiceFormat = 9; // 9: a table of GEMM shapes
 
 namespace {
 // The two entry points, as the libraries declare them (dnnl.h, cblas.h).
@@ -46,27 +48,8 @@ template <typename F> F lookupSymbol(const char *name) {
 }
 } // namespace
 
-/// Passes over kMeasuredGemms; each GEMM's best rate counts.
+/// Passes over the GEMMs measured at once; each GEMM's best rate counts.
 static constexpr int kMeasurePasses = 3;
-
-/// GFLOP/s of `gemm` (one M×N×K call), best of 5 timings of enough calls
-/// for about 40 MFLOP each, after one call to warm up.
-template <typename Call>
-static double measureRate(const std::array<int64_t, 3> &shape, Call gemm) {
-  double flops = 2.0 * shape[0] * shape[1] * shape[2];
-  int64_t calls = std::max<int64_t>(1, static_cast<int64_t>(4e7 / flops));
-  gemm();
-  double best = std::numeric_limits<double>::infinity();
-  for (int round = 0; round < 5; ++round) {
-    auto start = std::chrono::steady_clock::now();
-    for (int64_t i = 0; i < calls; ++i)
-      gemm();
-    std::chrono::duration<double> took =
-        std::chrono::steady_clock::now() - start;
-    best = std::min(best, took.count() / calls);
-  }
-  return flops / best / 1e9;
-}
 
 void trellis::runtime::judgeGemmRates(GemmMeasurement &measurement) {
   const unsigned cblas = static_cast<unsigned>(GemmLibrary::Cblas);
@@ -100,16 +83,17 @@ void trellis::runtime::judgeGemmRates(GemmMeasurement &measurement) {
       formRate(0) > 0 && formRate(1) > kGemmChoiceMargin * formRate(0);
 }
 
-/// Keeps both cores (every thread of both pools) busy for about 0.1 s
-/// before a measurement on more than one thread: on a VM a core that was
-/// idle ran the first 30-40 ms of a 2-thread GEMM loop at half speed
-/// (oneDNN 1024² on Zen 5: 180-290 GFLOP/s for 7 calls, then ~390), longer
-/// than the whole timing of a class.
-template <typename Call> static void wakeCores(Call gemm) {
-  auto start = std::chrono::steady_clock::now();
-  while (std::chrono::steady_clock::now() - start <
-         std::chrono::milliseconds(100))
-    gemm();
+GemmLibrary trellis::runtime::judgeShapeRates(GemmLibrary classLibrary,
+                                             std::array<double, 2> gflops,
+                                             std::array<bool, 2> sick) {
+  unsigned own = static_cast<unsigned>(classLibrary), other = 1 - own;
+  if (!sick[other] && gflops[other] > kGemmChoiceMargin * gflops[own])
+    return static_cast<GemmLibrary>(other);
+  return classLibrary;
+}
+
+static GemmShape getShape(const MeasuredGemm &gemm) {
+  return {gemm.m, gemm.n, gemm.k, gemm.transA, gemm.transB};
 }
 
 /// Loads the libraries the JIT would (at `options`' paths, LLVM's OpenMP
@@ -148,68 +132,127 @@ loadGemmLibraries(const CompileOptions &options) {
   return threads;
 }
 
-/// Times each of kMeasuredGemms in the libraries loadGemmLibraries loaded,
-/// on the `threads` they run on (best of 5, each GEMM's best of
-/// kMeasurePasses passes; on more than one thread, after 0.1 s of GEMMs that
-/// wake the cores), and chooses.
-static GemmMeasurement measureLoadedLibraries(GemmThreads threads) {
-  GemmMeasurement result;
-  result.threads = threads;
-  auto dnnl = lookupSymbol<DnnlSgemm>("dnnl_sgemm");
-  auto cblas = lookupSymbol<CblasSgemm>("cblas_sgemm");
-  // One set of operands for every GEMM, as large as the largest needs.
-  int64_t sizeA = 0, sizeB = 0, sizeC = 0;
-  for (const MeasuredGemm &gemm : llvm::concat<const MeasuredGemm>(
-           kMeasuredGemms, llvm::ArrayRef(kOrientationGemms[1]))) {
-    sizeA = std::max(sizeA, gemm.m * gemm.k);
-    sizeB = std::max(sizeB, gemm.k * gemm.n);
-    sizeC = std::max(sizeC, gemm.m * gemm.n);
+namespace {
+/// Times f32 GEMMs in the libraries loadGemmLibraries loaded, on the
+/// threads they run on, with operands as large as the largest GEMM needs.
+class GemmTimer {
+public:
+  explicit GemmTimer(llvm::ArrayRef<GemmShape> shapes)
+      : dnnl(lookupSymbol<DnnlSgemm>("dnnl_sgemm")),
+        cblas(lookupSymbol<CblasSgemm>("cblas_sgemm")) {
+    // The cube wakeCores runs lies within every operand too.
+    int64_t sizeA = kWakeSize * kWakeSize, sizeB = sizeA, sizeC = sizeA;
+    for (const GemmShape &shape : shapes) {
+      sizeA = std::max(sizeA, shape.m * shape.k);
+      sizeB = std::max(sizeB, shape.k * shape.n);
+      sizeC = std::max(sizeC, shape.m * shape.n);
+    }
+    a.assign(sizeA, 0.5f);
+    b.assign(sizeB, 0.25f);
+    out.assign(sizeC, 0.0f);
   }
-  std::vector<float> a(sizeA, 0.5f), b(sizeB, 0.25f), out(sizeC, 0.0f);
-  if (threads.openmp > 1 || threads.openblas > 1) {
-    constexpr int64_t n = 512; // within every operand (the cube is measured)
-    wakeCores([&] {
+
+  /// Keeps both cores (every thread of both pools) busy for about 0.1 s
+  /// before a measurement on more than one thread: on a VM a core that was
+  /// idle ran the first 30-40 ms of a 2-thread GEMM loop at half speed
+  /// (oneDNN 1024² on Zen 5: 180-290 GFLOP/s for 7 calls, then ~390),
+  /// longer than the whole timing of a class.
+  void wakeCores() {
+    constexpr int64_t n = kWakeSize;
+    auto start = std::chrono::steady_clock::now();
+    while (std::chrono::steady_clock::now() - start <
+           std::chrono::milliseconds(100)) {
       if (dnnl)
         dnnl('N', 'N', n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f,
              out.data(), n);
       if (cblas)
         cblas(kCblasRowMajor, kCblasNoTrans, kCblasNoTrans, n, n, n, 1.0f,
               a.data(), n, b.data(), n, 0.0f, out.data(), n);
-    });
+    }
   }
-  // `gemm`'s rate in each library, kept if better than `best`'s.
-  auto measureBoth = [&](const MeasuredGemm &gemm,
-                         std::array<double, 2> &best) {
-    auto [gemmClass, m, n, k, transA, transB] = gemm;
+
+  /// Raises `best` (GFLOP/s, GemmLibrary's order) to `shape`'s rate in each
+  /// library, if higher: the best of 5 timings of enough calls for about
+  /// 40 MFLOP each, after one call to warm up. A missing library stays 0.
+  void measure(const GemmShape &shape, std::array<double, 2> &best) {
+    auto [m, n, k, transA, transB] = shape;
     int64_t lda = transA ? m : k, ldb = transB ? k : n;
-    auto keep = [&](GemmLibrary library, double gflops) {
+    auto keep = [&](GemmLibrary library, auto gemm) {
       double &rate = best[static_cast<unsigned>(library)];
-      rate = std::max(rate, gflops);
+      rate = std::max(rate, measureRate(shape, gemm));
     };
     if (cblas)
-      keep(GemmLibrary::Cblas, measureRate({m, n, k}, [&] {
-             cblas(kCblasRowMajor, transA ? kCblasTrans : kCblasNoTrans,
-                   transB ? kCblasTrans : kCblasNoTrans, m, n, k, 1.0f,
-                   a.data(), lda, b.data(), ldb, 0.0f, out.data(), n);
-           }));
+      keep(GemmLibrary::Cblas, [&] {
+        cblas(kCblasRowMajor, transA ? kCblasTrans : kCblasNoTrans,
+              transB ? kCblasTrans : kCblasNoTrans, m, n, k, 1.0f, a.data(),
+              lda, b.data(), ldb, 0.0f, out.data(), n);
+      });
     if (dnnl)
-      keep(GemmLibrary::Dnnl, measureRate({m, n, k}, [&] {
-             dnnl(transA ? 'T' : 'N', transB ? 'T' : 'N', m, n, k, 1.0f,
-                  a.data(), lda, b.data(), ldb, 0.0f, out.data(), n);
-           }));
-  };
-  // Per GEMM and library, the best rate of kMeasurePasses passes over all
-  // the GEMMs: a pass takes ~0.3 s, so a few hundred ms of a busy host or a
-  // slow core do not decide a choice that is kept for good. The direct form
-  // of the short products is a class's GEMM already; only the transposed
-  // one is timed apart.
-  std::array<std::array<double, 2>, kMeasuredGemms.size()> best{};
-  for (int pass = 0; pass < kMeasurePasses; ++pass) {
-    for (auto [index, gemm] : llvm::enumerate(kMeasuredGemms))
-      measureBoth(gemm, best[index]);
-    measureBoth(kOrientationGemms[1], result.orientationGflops[1]);
+      keep(GemmLibrary::Dnnl, [&] {
+        dnnl(transA ? 'T' : 'N', transB ? 'T' : 'N', m, n, k, 1.0f, a.data(),
+             lda, b.data(), ldb, 0.0f, out.data(), n);
+      });
   }
+
+  /// The rates of `shapes`, each the best of kMeasurePasses passes over all
+  /// of them (a pass of the class measurement takes ~0.3 s, so that a few
+  /// hundred ms of a busy host or a slow core do not decide a choice that is
+  /// kept for good), after waking the cores if `threads` has more than one.
+  std::vector<std::array<double, 2>>
+  measureAll(llvm::ArrayRef<GemmShape> shapes, GemmThreads threads) {
+    if (threads.openmp > 1 || threads.openblas > 1)
+      wakeCores();
+    std::vector<std::array<double, 2>> best(shapes.size());
+    for (int pass = 0; pass < kMeasurePasses; ++pass)
+      for (auto [shape, rates] : llvm::zip(shapes, best))
+        measure(shape, rates);
+    return best;
+  }
+
+private:
+  static constexpr int64_t kWakeSize = 512;
+
+  template <typename Call>
+  static double measureRate(const GemmShape &shape, Call gemm) {
+    double flops = 2.0 * shape.m * shape.n * shape.k;
+    int64_t calls = std::max<int64_t>(1, static_cast<int64_t>(4e7 / flops));
+    gemm();
+    double best = std::numeric_limits<double>::infinity();
+    for (int round = 0; round < 5; ++round) {
+      auto start = std::chrono::steady_clock::now();
+      for (int64_t i = 0; i < calls; ++i)
+        gemm();
+      std::chrono::duration<double> took =
+          std::chrono::steady_clock::now() - start;
+      best = std::min(best, took.count() / calls);
+    }
+    return flops / best / 1e9;
+  }
+
+  DnnlSgemm dnnl;
+  CblasSgemm cblas;
+  std::vector<float> a, b, out;
+};
+} // namespace
+
+/// Times each of kMeasuredGemms and the transposed orientation form in the
+/// libraries loadGemmLibraries loaded, on the `threads` they run on
+/// (GemmTimer::measureAll), and chooses.
+static GemmMeasurement measureLoadedLibraries(GemmThreads threads) {
+  GemmMeasurement result;
+  result.threads = threads;
+  // The direct form of the short products is a class's GEMM already; only
+  // the transposed one is timed apart.
+  llvm::SmallVector<GemmShape> shapes;
+  for (const MeasuredGemm &gemm : kMeasuredGemms)
+    shapes.push_back(getShape(gemm));
+  shapes.push_back(getShape(kOrientationGemms[1]));
+  GemmTimer timer(shapes);
+  std::vector<std::array<double, 2>> best = timer.measureAll(shapes, threads);
+  for (auto [shape, rates] : llvm::zip(shapes, best))
+    result.shapeGflops.emplace_back(shape, rates);
   result.orientationGflops[0] = best[kDirectFormIndex];
+  result.orientationGflops[1] = best.back();
   // Per library and class: flops and seconds, summed over its GEMMs.
   std::array<std::array<double, kNumGemmClasses>, 2> flops{}, seconds{};
   for (auto [index, gemm] : llvm::enumerate(kMeasuredGemms)) {
@@ -240,10 +283,10 @@ static std::string describeFile(const std::string &path) {
          std::to_string(llvm::sys::toTimeT(status.getLastModificationTime()));
 }
 
-std::string trellis::runtime::getGemmChoicePath(const CompileOptions &options,
-                                                GemmThreads threads) {
-  if (options.tuningDir.empty())
-    return "";
+/// What a choice file's name covers: the host, the two libraries, their
+/// kernel variables and threads; a digest of them names the files.
+static std::string getTuningDigest(const CompileOptions &options,
+                                   GemmThreads threads) {
   std::string libraries[2];
   for (GemmLibrary library : {GemmLibrary::Cblas, GemmLibrary::Dnnl}) {
     llvm::Expected<std::string> path = findGemmLibrary(library, options);
@@ -260,7 +303,23 @@ std::string trellis::runtime::getGemmChoicePath(const CompileOptions &options,
      << options.gemmKernelVariables;
   std::string digest = llvm::toHex(
       llvm::SHA256::hash(llvm::arrayRefFromStringRef(identity)), true);
-  return options.tuningDir + "/gemm-choice-" + digest.substr(0, 16) + ".json";
+  return digest.substr(0, 16);
+}
+
+std::string trellis::runtime::getGemmChoicePath(const CompileOptions &options,
+                                                GemmThreads threads) {
+  if (options.tuningDir.empty())
+    return "";
+  return options.tuningDir + "/gemm-choice-" +
+         getTuningDigest(options, threads) + ".json";
+}
+
+std::string trellis::runtime::getGemmShapesPath(const CompileOptions &options,
+                                                GemmThreads threads) {
+  if (options.tuningDir.empty())
+    return "";
+  return options.tuningDir + "/gemm-shapes-" +
+         getTuningDigest(options, threads) + ".json";
 }
 
 /// Parses a library's name in a choice file.
@@ -277,8 +336,9 @@ static llvm::StringRef stringifyLibrary(GemmLibrary library) {
   return library == GemmLibrary::Dnnl ? "dnnl" : "cblas";
 }
 
-/// The choice the file at `path` holds, if it is a whole one.
-static std::optional<GemmChoice> readChoice(const std::string &path) {
+/// The JSON object of the file at `path` if it is one in the current
+/// format.
+static std::optional<llvm::json::Object> readTuningFile(llvm::StringRef path) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
       llvm::MemoryBuffer::getFile(path);
   if (!file)
@@ -289,12 +349,27 @@ static std::optional<GemmChoice> readChoice(const std::string &path) {
     llvm::consumeError(parsed.takeError());
     return std::nullopt;
   }
-  const llvm::json::Object *root = parsed->getAsObject();
-  const llvm::json::Object *choice =
-      root && root->getInteger("format") == kChoiceFormat
-          ? root->getObject("choice")
-          : nullptr;
-  if (!choice)
+  llvm::json::Object *root = parsed->getAsObject();
+  if (!root || root->getInteger("format") != kChoiceFormat)
+    return std::nullopt;
+  return std::move(*root);
+}
+
+namespace {
+/// What a choice file keeps that compiles use.
+struct KeptChoice {
+  GemmChoice choice;
+  /// The libraries found sick (GemmLibrary's order): no shape goes to them.
+  std::array<bool, 2> sick{};
+};
+} // namespace
+
+/// The choice the file at `path` holds, if it is a whole one.
+static std::optional<KeptChoice> readChoice(const std::string &path) {
+  std::optional<llvm::json::Object> root = readTuningFile(path);
+  const llvm::json::Object *choice = root ? root->getObject("choice") : nullptr;
+  const llvm::json::Array *sickList = root ? root->getArray("sick") : nullptr;
+  if (!choice || !sickList)
     return std::nullopt;
   std::optional<GemmLibrary> small = parseLibrary(choice->getString("small"));
   std::optional<GemmLibrary> medium = parseLibrary(choice->getString("medium"));
@@ -307,8 +382,87 @@ static std::optional<GemmChoice> readChoice(const std::string &path) {
   if (!small || !medium || !large || !thin || !shortRows || !narrow ||
       !transposeShort)
     return std::nullopt;
-  return GemmChoice{*small,     *medium, *large,         *thin,
-                    *shortRows, *narrow, *transposeShort};
+  KeptChoice kept{GemmChoice{*small, *medium, *large, *thin, *shortRows,
+                             *narrow, *transposeShort}};
+  for (const llvm::json::Value &name : *sickList) {
+    std::optional<GemmLibrary> library = parseLibrary(name.getAsString());
+    if (!library)
+      return std::nullopt;
+    kept.sick[static_cast<unsigned>(*library)] = true;
+  }
+  return kept;
+}
+
+namespace {
+/// A shapes file: the rates of each GEMM shape measured on the host, under
+/// an id made when the file was (GemmShapeChooser::id).
+struct ShapeTable {
+  std::string id;
+  /// GFLOP/s per library (GemmLibrary's order), by GemmShape::str().
+  std::map<std::string, std::array<double, 2>> gflops;
+};
+} // namespace
+
+/// The table the file at `path` holds, if it is a whole one.
+static std::optional<ShapeTable> readShapeTable(const std::string &path) {
+  std::optional<llvm::json::Object> root = readTuningFile(path);
+  std::optional<llvm::StringRef> id =
+      root ? root->getString("id") : std::nullopt;
+  const llvm::json::Object *gflops =
+      root ? root->getObject("gflops") : nullptr;
+  if (!id || id->empty() || !gflops)
+    return std::nullopt;
+  ShapeTable table{id->str(), {}};
+  for (const auto &[shape, rates] : *gflops) {
+    const llvm::json::Object *byLibrary = rates.getAsObject();
+    std::optional<double> dnnl =
+        byLibrary ? byLibrary->getNumber("dnnl") : std::nullopt;
+    std::optional<double> cblas =
+        byLibrary ? byLibrary->getNumber("cblas") : std::nullopt;
+    if (!dnnl || !cblas)
+      return std::nullopt;
+    std::array<double, 2> &kept = table.gflops[shape.str()];
+    kept[static_cast<unsigned>(GemmLibrary::Dnnl)] = *dnnl;
+    kept[static_cast<unsigned>(GemmLibrary::Cblas)] = *cblas;
+  }
+  return table;
+}
+
+/// Writes `table` to `path` (writeFile: a temporary file renamed over it);
+/// false if it cannot.
+static bool writeShapeTable(const std::string &path, const ShapeTable &table) {
+  std::string text;
+  {
+    llvm::raw_string_ostream os(text);
+    llvm::json::OStream json(os, /*IndentSize=*/2);
+    json.object([&] {
+      json.attribute("format", kChoiceFormat);
+      json.attribute("id", table.id);
+      // M×N×K and the forms of A and B (n: as stored, t: transposed), as a
+      // row-major call takes them.
+      json.attributeObject("gflops", [&] {
+        for (const auto &[shape, rates] : table.gflops)
+          json.attributeObject(shape, [&] {
+            for (GemmLibrary library : {GemmLibrary::Dnnl, GemmLibrary::Cblas})
+              json.attribute(stringifyLibrary(library),
+                             rates[static_cast<unsigned>(library)]);
+          });
+      });
+    });
+    os << "\n";
+  }
+  if (llvm::Error err = writeFile(path, text)) {
+    llvm::consumeError(std::move(err));
+    return false;
+  }
+  return true;
+}
+
+/// A new table's id: 16 random hex digits.
+static std::string makeTableId() {
+  std::random_device device;
+  uint64_t bits = (uint64_t(device()) << 32) | device();
+  return llvm::utohexstr(bits, /*LowerCase=*/true, /*Width=*/16);
 }
 
 /// Writes `measurement` to `path` (writeFile: a temporary file renamed over
@@ -382,9 +536,105 @@ static bool writeChoice(const std::string &path,
   return true;
 }
 
-GemmChoice trellis::runtime::getHostGemmChoice(const CompileOptions &options) {
+namespace {
+/// The exclusive lock of a tuning directory's lock file (created with the
+/// directory if missing), held while this lives: the processes of a host
+/// measure one after the other, and the second reads the first's result.
+class TuningLock {
+public:
+  explicit TuningLock(const std::string &dir) {
+    if (llvm::sys::fs::create_directories(dir) ||
+        llvm::sys::fs::openFileForWrite(dir + "/gemm-choice.lock", fd,
+                                        llvm::sys::fs::CD_OpenAlways))
+      return;
+    locked = !llvm::sys::fs::lockFile(fd);
+  }
+  ~TuningLock() {
+    if (locked)
+      (void)llvm::sys::fs::unlockFile(fd);
+    if (fd >= 0)
+      llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+  }
+  TuningLock(const TuningLock &) = delete;
+  TuningLock &operator=(const TuningLock &) = delete;
+
+  bool held() const { return locked; }
+
+private:
+  int fd = -1;
+  bool locked = false;
+};
+} // namespace
+
+/// The table named `id` at `path` with every one of `shapes` in it: those
+/// it lacks are measured on `threads` and added, under the directory's
+/// lock. None if the file is no longer that table (measured anew since) or
+/// cannot be written: a rate that is not kept does not choose.
+static std::optional<ShapeTable>
+completeShapeTable(const std::string &dir, const std::string &path,
+                   llvm::StringRef id, GemmThreads threads,
+                   llvm::ArrayRef<GemmShape> shapes) {
+  auto missing = [&](const ShapeTable &table) {
+    llvm::SmallVector<GemmShape> lacking;
+    for (const GemmShape &shape : shapes)
+      if (!table.gflops.count(shape.str()))
+        lacking.push_back(shape);
+    return lacking;
+  };
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> guard(mutex);
+  std::optional<ShapeTable> table = readShapeTable(path);
+  if (table && table->id == id && missing(*table).empty())
+    return table;
+  TuningLock lock(dir);
+  if (!lock.held())
+    return std::nullopt;
+  table = readShapeTable(path);
+  if (!table || table->id != id)
+    return std::nullopt;
+  llvm::SmallVector<GemmShape> lacking = missing(*table);
+  if (lacking.empty())
+    return table;
+  // The libraries are loaded (getHostGemmTuning).
+  GemmTimer timer(lacking);
+  std::vector<std::array<double, 2>> rates = timer.measureAll(lacking, threads);
+  for (auto [shape, rate] : llvm::zip(lacking, rates))
+    table->gflops[shape.str()] = rate;
+  if (!writeShapeTable(path, *table))
+    return std::nullopt;
+  return table;
+}
+
+/// The chooser of the table named `id` at `path`: each shape goes to the
+/// library judgeShapeRates picks from its kept rates (measured the first
+/// time), or, if they cannot be kept, to its class's.
+static GemmShapeChooser makeShapeChooser(std::string dir, std::string path,
+                                         std::string id, GemmThreads threads,
+                                         std::array<bool, 2> sick) {
+  GemmShapeChooser chooser;
+  chooser.id = id;
+  chooser.choose = [=](llvm::ArrayRef<GemmShape> shapes,
+                       llvm::ArrayRef<GemmLibrary> classLibraries) {
+    llvm::SmallVector<GemmLibrary> libraries(classLibraries);
+    std::optional<ShapeTable> table =
+        completeShapeTable(dir, path, id, threads, shapes);
+    if (!table)
+      return libraries;
+    for (auto [shape, library] : llvm::zip(shapes, libraries)) {
+      auto rates = table->gflops.find(shape.str());
+      if (rates != table->gflops.end())
+        library = judgeShapeRates(library, rates->second, sick);
+    }
+    return libraries;
+  };
+  return chooser;
+}
+
+HostGemmTuning
+trellis::runtime::getHostGemmTuning(const CompileOptions &options) {
+  HostGemmTuning given{options.sgemm, {}};
   if (options.tuningDir.empty())
-    return options.sgemm;
+    return given;
   // The threads the libraries run on pick the file, and only the libraries
   // know them (OMP_NUM_THREADS lists, affinity masks, OpenBLAS's build-time
   // cap): they are loaded here, once per process, as the JIT would load them
@@ -392,37 +642,43 @@ GemmChoice trellis::runtime::getHostGemmChoice(const CompileOptions &options) {
   llvm::Expected<GemmThreads> threads = loadGemmLibraries(options);
   if (!threads) {
     llvm::consumeError(threads.takeError());
-    return options.sgemm;
+    return given;
   }
-  std::string path = getGemmChoicePath(options, *threads);
+  std::string choicePath = getGemmChoicePath(options, *threads);
+  std::string shapesPath = getGemmShapesPath(options, *threads);
   // Once per file and process.
   static std::mutex mutex;
-  static llvm::StringMap<GemmChoice> known;
+  static llvm::StringMap<HostGemmTuning> known;
   std::lock_guard<std::mutex> guard(mutex);
-  if (auto it = known.find(path); it != known.end())
+  if (auto it = known.find(choicePath); it != known.end())
     return it->second;
-  if (std::optional<GemmChoice> kept = readChoice(path))
-    return known[path] = *kept;
-
-  // Measure under an exclusive lock of the directory's lock file: a second
-  // process waits, then reads the first's result.
-  if (llvm::sys::fs::create_directories(options.tuningDir))
-    return options.sgemm;
-  int lockFd;
-  std::string lockPath = options.tuningDir + "/gemm-choice.lock";
-  if (llvm::sys::fs::openFileForWrite(lockPath, lockFd,
-                                      llvm::sys::fs::CD_OpenAlways))
-    return options.sgemm;
-  llvm::scope_exit closeLock(
-      [&] { llvm::sys::Process::SafelyCloseFileDescriptor(lockFd); });
-  if (llvm::sys::fs::lockFile(lockFd))
-    return options.sgemm;
-  llvm::scope_exit unlock([&] { (void)llvm::sys::fs::unlockFile(lockFd); });
-  if (std::optional<GemmChoice> kept = readChoice(path))
-    return known[path] = *kept;
-  // The libraries are loaded (above).
-  GemmMeasurement measured = measureLoadedLibraries(*threads);
-  if (!writeChoice(path, measured, options.gemmKernelVariables))
-    return options.sgemm;
-  return known[path] = measured.choice;
+  std::optional<KeptChoice> kept = readChoice(choicePath);
+  std::optional<ShapeTable> table = readShapeTable(shapesPath);
+  if (!kept || !table) {
+    TuningLock lock(options.tuningDir);
+    if (!lock.held())
+      return given;
+    kept = readChoice(choicePath);
+    table = readShapeTable(shapesPath);
+    if (!kept) {
+      // The libraries are loaded (above). A new measurement starts a new
+      // table, with the rates of the GEMMs it timed.
+      GemmMeasurement measured = measureLoadedLibraries(*threads);
+      if (!writeChoice(choicePath, measured, options.gemmKernelVariables))
+        return given;
+      kept = KeptChoice{measured.choice, measured.sick};
+      table = ShapeTable{makeTableId(), {}};
+      for (const auto &[shape, rates] : measured.shapeGflops)
+        table->gflops[shape.str()] = rates;
+      if (!writeShapeTable(shapesPath, *table))
+        return given;
+    } else if (!table) {
+      table = ShapeTable{makeTableId(), {}};
+      if (!writeShapeTable(shapesPath, *table))
+        return given;
+    }
+  }
+  return known[choicePath] = HostGemmTuning{
+             kept->choice, makeShapeChooser(options.tuningDir, shapesPath,
+                                            table->id, *threads, kept->sick)};
 }

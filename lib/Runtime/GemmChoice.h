@@ -1,15 +1,16 @@
-//===- GemmChoice.h - The host's f32 GEMM library, by measurement -*- C++
-//-*-===//
+//===- GemmChoice.h - The host's f32 GEMM library, by measurement -*- C++ -*-//
 //
-// Which library runs the f32 GEMMs of each size class (GemmClass) is
-// measured on the host, not fixed: oneDNN's dnnl_sgemm and the CBLAS's
-// cblas_sgemm (OpenBLAS) each run one shape per class on the threads the
-// process gives them, and the faster takes the class (the two rank
-// differently at 1 and 2 threads). A library whose large-GEMM rate is under
-// half the other's is sick (Debian's OpenBLAS 0.3.21 on CPUs it does not know
-// falls back to slow kernels) and takes none. The result is kept in the
-// tuning directory, one file per host, pair of libraries, kernel setting and
-// thread count, so that every
+// Which library runs an f32 GEMM is measured on the host, not fixed:
+// oneDNN's dnnl_sgemm and the CBLAS's cblas_sgemm (OpenBLAS) each run a few
+// shapes per size class (GemmClass) on the threads the process gives them,
+// and the faster takes the class (the two rank differently at 1 and 2
+// threads). A library whose large-GEMM rate is under half the other's is
+// sick (Debian's OpenBLAS 0.3.21 on CPUs it does not know falls back to slow
+// kernels) and takes nothing. Beyond the medium class, each shape a module
+// calls is measured too, the first time one has it, and leaves its class's
+// library for the other one that runs it clearly faster. The choice and the
+// table of shapes are kept in the tuning directory, one pair of files per
+// host, pair of libraries, kernel setting and thread count, so that every
 // later process — the ranks of a job, a resumed run — uses the same
 // libraries and computes the same bits (docs/performance.md, "Library
 // choice").
@@ -25,6 +26,8 @@
 
 #include <array>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace trellis::runtime {
 
@@ -35,7 +38,7 @@ struct GemmThreads {
   int openblas = 0; // openblas_get_num_threads
 };
 
-/// What a measurement of the libraries found (getHostGemmChoice).
+/// What a measurement of the libraries found (getHostGemmTuning).
 struct GemmMeasurement {
   /// The threads it ran on.
   GemmThreads threads;
@@ -48,6 +51,9 @@ struct GemmMeasurement {
   /// The libraries found sick (or missing).
   std::array<bool, 2> sick{};
   GemmChoice choice;
+  /// GFLOP/s of each library (GemmLibrary's order) on each GEMM timed:
+  /// the first rates of the table of shapes.
+  std::vector<std::pair<GemmShape, std::array<double, 2>>> shapeGflops;
 };
 
 /// One GEMM the measurement times: M×N×K, A and B read transposed or not,
@@ -137,19 +143,46 @@ inline constexpr double kSickGemmFraction = 0.5;
 /// is faster than the direct one, in its own, by kGemmChoiceMargin.
 void judgeGemmRates(GemmMeasurement &measurement);
 
+/// The library of one f32 GEMM shape whose class chose `classLibrary`,
+/// given its `gflops` in each library (GemmLibrary's order): the other
+/// library if it is not sick and runs the shape kGemmChoiceMargin faster,
+/// else the class's. The libraries rank shapes of one class differently
+/// (Zen 5 capped to AVX2, one thread: oneDNN ran the weight gradients Aᵀ·B
+/// of a Transformer's feed-forward block at 47-63 GFLOP/s, OpenBLAS at
+/// 87-95, while oneDNN led the class's other products).
+GemmLibrary judgeShapeRates(GemmLibrary classLibrary,
+                            std::array<double, 2> gflops,
+                            std::array<bool, 2> sick);
+
+/// What the JIT compiles f32 GEMMs with (getHostGemmTuning).
+struct HostGemmTuning {
+  /// The library of each size class.
+  GemmChoice choice;
+  /// The library of each shape beyond the medium class, by the table of
+  /// shapes measured on the host (none if nothing is measured).
+  GemmShapeChooser shapes;
+};
+
 /// Returns the host's choice: the one kept in `options.tuningDir` for this
 /// host's CPU, these two libraries, their kernel variables and the threads
 /// they run on in this process, or, the first time, a measurement,
 /// kept there (under a lock: processes that start at once measure once).
-/// `options.sgemm` if the directory is empty or cannot be written, or
-/// nothing can be measured: a choice that is not kept is not made, so that
-/// two processes never differ.
-GemmChoice getHostGemmChoice(const CompileOptions &options);
+/// With it, the chooser of the table of shapes kept beside it: a shape the
+/// table lacks is measured when a module first has it, and its rates are
+/// added (under the lock), so that every later process chooses alike.
+/// `options.sgemm` and no chooser if the directory is empty or cannot be
+/// written, or nothing can be measured: a choice that is not kept is not
+/// made, so that two processes never differ.
+HostGemmTuning getHostGemmTuning(const CompileOptions &options);
 
-/// The path of the file getHostGemmChoice keeps the choice in, for
+/// The path of the file getHostGemmTuning keeps the choice in, for
 /// `options`' libraries, the host and the libraries' `threads`; empty
 /// without a tuning directory.
 std::string getGemmChoicePath(const CompileOptions &options,
+                              GemmThreads threads);
+
+/// The path of the table of shapes kept beside that choice.
+std::string getGemmShapesPath(const CompileOptions &options,
                               GemmThreads threads);
 
 } // namespace trellis::runtime

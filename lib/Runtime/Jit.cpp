@@ -343,8 +343,11 @@ JitModule::compileEntries(mlir::ModuleOp module,
   // The f32 GEMM libraries the host's measurement chose (GemmChoice.h),
   // before the cache key, which covers them.
   CompileOptions options = given;
-  if (options.measureGemmLibraries && options.pipeline.empty())
-    options.sgemm = getHostGemmChoice(options);
+  if (options.measureGemmLibraries && options.pipeline.empty()) {
+    HostGemmTuning tuning = getHostGemmTuning(options);
+    options.sgemm = tuning.choice;
+    options.sgemmShapes = std::move(tuning.shapes);
+  }
 
   // The compile cache: a hit links the object code a compile with the same
   // key kept, without lowering; an entry that fails to link is compiled

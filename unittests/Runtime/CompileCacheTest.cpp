@@ -1,7 +1,8 @@
 //===- CompileCacheTest.cpp - The compile cache's key ---------------------===//
 //
 // computeCompileCacheKey (lib/Runtime/CompileCache.cpp): every option that
-// decides the code changes the key, each to a key of its own; the cache
+// decides the code changes the key, each to a key of its own (a GEMM shape
+// chooser by its id, and none without one is cached); the cache
 // directory and the IR dump do not; the entry names and the module do (also
 // where a printer flag would elide constants), the module's locations and
 // the text's layout do not. (Hits, misses and damaged entries are tested end
@@ -91,6 +92,13 @@ TEST_F(CompileCacheKey, EveryOptionOfTheCodeChangesIt) {
          o.gradientReduction->ranks = 4;
        }},
       {"sgemm", [](auto &o) { o.sgemm.medium = trellis::GemmLibrary::Cblas; }},
+      {"sgemmShapes",
+       [](auto &o) {
+         o.sgemmShapes.id = "0123456789abcdef";
+         o.sgemmShapes.choose = [](auto, auto classLibraries) {
+           return llvm::SmallVector<trellis::GemmLibrary>(classLibraries);
+         };
+       }},
       {"parallelLoops", [](auto &o) { o.parallelLoops = false; }},
       {"profile", [](auto &o) { o.profile = true; }},
       {"pipeline", [](auto &o) { o.pipeline = "convert-to-llvm"; }},
@@ -157,6 +165,19 @@ func.func @f(%x: tensor<64xf32>) -> tensor<64xf32> {
   std::string bigger = big;
   bigger.replace(bigger.find("63.0"), 4, "64.0");
   EXPECT_NE(key({}, big), key({}, bigger));
+}
+
+TEST(CompileCache, NotWithAShapeChooserWithoutAnId) {
+  using trellis::runtime::usesCompileCache;
+  CompileOptions options;
+  options.cacheDir = "/tmp/cache";
+  EXPECT_TRUE(usesCompileCache(options));
+  options.sgemmShapes.choose = [](auto, auto classLibraries) {
+    return llvm::SmallVector<trellis::GemmLibrary>(classLibraries);
+  };
+  EXPECT_FALSE(usesCompileCache(options));
+  options.sgemmShapes.id = "0123456789abcdef";
+  EXPECT_TRUE(usesCompileCache(options));
 }
 
 TEST_F(CompileCacheKey, LocationsAndLayoutDoNot) {

@@ -3,8 +3,11 @@
 // judgeGemmRates on made-up rates: the faster library takes each size class
 // (the CBLAS only by the margin), a library under half the other's large
 // rate is sick and takes none, a missing one (rate 0) likewise; and
-// classifyGemm's class boundaries, without overflow at BLAS-size extremes.
-// (The measurement itself and the kept file: test/Runtime/gemm-choice.mlir.)
+// classifyGemm's class boundaries, without overflow at BLAS-size extremes;
+// judgeShapeRates: a shape leaves its class's library only by the margin,
+// never for a sick or missing one.
+// (The measurement itself and the kept files:
+// test/Integration/JIT/perf/gemm-choice.mlir.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -155,4 +158,36 @@ TEST(GemmChoice, ClassBoundaries) {
   }
   for (bool classMeasured : measured)
     EXPECT_TRUE(classMeasured);
+}
+
+TEST(GemmChoice, ShapeLeavesItsClassOnlyByTheMargin) {
+  using trellis::runtime::judgeShapeRates;
+  auto gflops = [](double dnnl, double cblas) {
+    std::array<double, 2> r{};
+    r[static_cast<unsigned>(Dnnl)] = dnnl;
+    r[static_cast<unsigned>(Cblas)] = cblas;
+    return r;
+  };
+  std::array<bool, 2> healthy = {false, false};
+  // Zen 5 capped to AVX2, 1 thread: 1024×256×2048 Aᵀ·B, oneDNN 60,
+  // OpenBLAS 87.
+  EXPECT_EQ(judgeShapeRates(Dnnl, gflops(60, 87), healthy), Cblas);
+  // The margin holds both ways: 5 % does not move a shape.
+  EXPECT_EQ(judgeShapeRates(Dnnl, gflops(100, 105), healthy), Dnnl);
+  EXPECT_EQ(judgeShapeRates(Cblas, gflops(105, 100), healthy), Cblas);
+  EXPECT_EQ(judgeShapeRates(Cblas, gflops(120, 100), healthy), Dnnl);
+  // A sick library takes no shape, however fast it ran this one.
+  std::array<bool, 2> sickCblas{};
+  sickCblas[static_cast<unsigned>(Cblas)] = true;
+  EXPECT_EQ(judgeShapeRates(Dnnl, gflops(60, 87), sickCblas), Dnnl);
+  // A library missing from the measurement (0) is never taken.
+  EXPECT_EQ(judgeShapeRates(Cblas, gflops(100, 0), healthy), Dnnl);
+  EXPECT_EQ(judgeShapeRates(Dnnl, gflops(100, 0), healthy), Dnnl);
+}
+
+TEST(GemmChoice, ShapeSpelling) {
+  EXPECT_EQ((trellis::GemmShape{1024, 256, 2048, true, false}.str()),
+            "1024x256x2048:tn");
+  EXPECT_EQ((trellis::GemmShape{64, 1024, 1024, false, true}.str()),
+            "64x1024x1024:nt");
 }

@@ -11,7 +11,8 @@
 //   --bucket-bytes (trainer) -> gradientReduction.bucketBytes
 //                            -> coll-bucket-reductions
 //   --sgemm               -> sgemm, measureGemmLibraries -> the JIT's
-//                            measurement (GemmChoice.h), convert-linalg-to-blas
+//                            measurement (GemmChoice.h): sgemm, sgemmShapes
+//                            -> convert-linalg-to-blas
 //   --parallel-loops      -> parallelLoops      -> trellis-parallelize-linalg,
 //                            convert-linalg-to-blas{parallel-batches}
 //   --profile             -> profile            -> trellis-profile-ops, the JIT
@@ -83,6 +84,11 @@ struct CompileOptions {
   /// cblas_dgemm). With measureGemmLibraries, the JIT replaces it by the
   /// host's measured choice.
   GemmChoice sgemm;
+  /// If set, chooses the library of the f32 GEMMs beyond the medium class
+  /// shape by shape over `sgemm` (convert-linalg-to-blas). With
+  /// measureGemmLibraries the JIT sets it to the host's table of measured
+  /// shapes (GemmChoice.h); its id is part of the compile cache's key.
+  GemmShapeChooser sgemmShapes;
   /// The form of short A·Bᵀ products when given (--short-gemms): true
   /// computes them as their transposes (trellis-orient-contractions), false
   /// as they are; unset, `sgemm.transposeShort` (the measured choice)

@@ -379,9 +379,20 @@ void emitGemm(OpBuilder &b, linalg::LinalgOp op, const GemmPlan &plan,
                  ints[6], beta, pointers[2], ints[7]});
 }
 
+/// The row-major call `plan` makes (emitGemm): a column-major plan is the
+/// row-major product of Cᵀ, A and B exchanged.
+trellis::GemmShape getCallShape(const GemmPlan &plan) {
+  if (plan.rowMajor)
+    return {plan.m, plan.n, plan.k, plan.a.trans, plan.b.trans};
+  return {plan.n, plan.m, plan.k, plan.b.trans, plan.a.trans};
+}
+
 struct ConvertLinalgToBlasPass
     : trellis::impl::ConvertLinalgToBlasBase<ConvertLinalgToBlasPass> {
   using Base::Base;
+  ConvertLinalgToBlasPass(const trellis::ConvertLinalgToBlasOptions &options,
+                          trellis::GemmShapeChooser chooser)
+      : Base(options), chooser(std::move(chooser)) {}
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -399,14 +410,42 @@ struct ConvertLinalgToBlasPass
     trellis::GemmChoice choice{orDefault(sgemmSmall), orDefault(sgemmMedium),
                                orDefault(sgemmLarge), orDefault(sgemmThin),
                                orDefault(sgemmShort), orDefault(sgemmNarrow)};
+    // An f32 GEMM's library: its class's, or for a GEMM beyond the medium
+    // class the chooser's, asked once for all distinct shapes.
+    SmallVector<trellis::GemmShape> shapes;
+    SmallVector<GemmLibrary> classLibraries;
     for (auto &[op, plan] : gemms) {
+      trellis::GemmClass gemmClass =
+          trellis::classifyGemm(plan.m, plan.n, plan.k);
+      trellis::GemmShape shape = getCallShape(plan);
+      if (!chooser || !plan.elementType.isF32() ||
+          gemmClass == trellis::GemmClass::Small ||
+          gemmClass == trellis::GemmClass::Medium ||
+          llvm::is_contained(shapes, shape))
+        continue;
+      shapes.push_back(shape);
+      classLibraries.push_back(choice.get(gemmClass));
+    }
+    SmallVector<GemmLibrary> shapeLibraries;
+    if (!shapes.empty()) {
+      shapeLibraries = chooser.choose(shapes, classLibraries);
+      if (shapeLibraries.size() != shapes.size()) {
+        module.emitError() << "the GEMM library chooser answered "
+                           << shapeLibraries.size() << " of " << shapes.size()
+                           << " shapes";
+        return signalPassFailure();
+      }
+    }
+    for (auto &[op, plan] : gemms) {
+      trellis::GemmClass gemmClass =
+          trellis::classifyGemm(plan.m, plan.n, plan.k);
+      GemmLibrary library = choice.get(gemmClass);
+      const auto *asked = llvm::find(shapes, getCallShape(plan));
+      if (asked != shapes.end())
+        library = shapeLibraries[asked - shapes.begin()];
       // oneDNN has no f64 GEMM: f64 always goes to CBLAS.
-      GemmLibrary library =
-          plan.elementType.isF32() &&
-                  choice.get(trellis::classifyGemm(plan.m, plan.n, plan.k)) ==
-                      GemmLibrary::Dnnl
-              ? GemmLibrary::Dnnl
-              : GemmLibrary::Cblas;
+      if (!plan.elementType.isF32())
+        library = GemmLibrary::Cblas;
       FailureOr<func::FuncOp> callee =
           getOrDeclare(module, getGemmName(library, plan.elementType),
                        getGemmType(ctx, library, plan.elementType));
@@ -416,8 +455,6 @@ struct ConvertLinalgToBlasPass
       linalg::FillOp fill = findZeroFillOf(op, op.getDpsInits()[0]);
       // Batch entries write disjoint parts of C unless a C batch stride is
       // 0; a large (thin, short) GEMM keeps the library's own threads.
-      trellis::GemmClass gemmClass =
-          trellis::classifyGemm(plan.m, plan.n, plan.k);
       bool parallelBatch = parallelBatches && library == GemmLibrary::Dnnl &&
                            (gemmClass == trellis::GemmClass::Small ||
                             gemmClass == trellis::GemmClass::Medium) &&
@@ -430,9 +467,22 @@ struct ConvertLinalgToBlasPass
       op.erase();
     }
   }
+
+  trellis::GemmShapeChooser chooser;
 };
 
 } // namespace
+
+std::unique_ptr<Pass>
+trellis::createConvertLinalgToBlas(const ConvertLinalgToBlasOptions &options,
+                                   GemmShapeChooser chooser) {
+  return std::make_unique<ConvertLinalgToBlasPass>(options, std::move(chooser));
+}
+
+std::string trellis::GemmShape::str() const {
+  return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+         ":" + (transA ? "t" : "n") + (transB ? "t" : "n");
+}
 
 llvm::StringRef trellis::stringifyGemmClass(GemmClass gemmClass) {
   switch (gemmClass) {

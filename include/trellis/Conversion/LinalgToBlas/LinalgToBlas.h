@@ -8,6 +8,9 @@
 
 #include "llvm/ADT/SmallVector.h"
 
+#include <functional>
+#include <string>
+
 namespace mlir {
 class RewriterBase;
 namespace linalg {
@@ -126,6 +129,40 @@ struct GemmChoice {
   }
 };
 
+/// One f32 GEMM call as a row-major BLAS takes it: C (M×N) = op(A)·op(B)
+/// with inner dimension K, A and B read transposed or not. A column-major
+/// call is the row-major one of Cᵀ, A and B exchanged.
+struct GemmShape {
+  int64_t m = 0, n = 0, k = 0;
+  bool transA = false, transB = false;
+
+  bool operator==(const GemmShape &other) const {
+    return m == other.m && n == other.n && k == other.k &&
+           transA == other.transA && transB == other.transB;
+  }
+  /// `MxNxK:ab`, a and b `n` or `t` (the choice files' spelling).
+  std::string str() const;
+};
+
+/// Chooses the library of f32 GEMMs shape by shape, over their class's
+/// (GemmChoice): convert-linalg-to-blas asks it once per module for the
+/// distinct shapes of its GEMMs beyond the medium class. The JIT's measures
+/// each shape it has not seen on the host and keeps the rates
+/// (lib/Runtime/GemmChoice.cpp).
+struct GemmShapeChooser {
+  /// Returns a library per shape, given the one its class chose.
+  using Choose = std::function<llvm::SmallVector<GemmLibrary>(
+      llvm::ArrayRef<GemmShape> shapes,
+      llvm::ArrayRef<GemmLibrary> classLibraries)>;
+
+  /// Names the table the choices come from: two choosers with the same id
+  /// choose alike (the compile cache keys code by it).
+  std::string id;
+  Choose choose;
+
+  explicit operator bool() const { return static_cast<bool>(choose); }
+};
+
 /// The most ops the body of an op fused by trellis-fuse-elementwise may have
 /// (two bodies' ops and terminators): longer elementwise chains are fused
 /// in pieces of about this size, so that the pass takes time linear in a
@@ -146,6 +183,12 @@ inline bool fusedBodyFits(size_t producerOps, size_t ownerOps) {
 #define GEN_PASS_DECL_TRELLISORIENTCONTRACTIONS
 #define GEN_PASS_DECL_TRELLISFUSEGEMMUPDATES
 #include "trellis/Conversion/Passes.h.inc"
+
+/// convert-linalg-to-blas with its options and a chooser of per-shape
+/// libraries (none if empty).
+std::unique_ptr<mlir::Pass>
+createConvertLinalgToBlas(const ConvertLinalgToBlasOptions &options,
+                          GemmShapeChooser chooser);
 
 /// Loop positions of a GEMM-shaped contraction
 /// `C[batch.., m, n] += A[batch.., m, k] * B[batch.., k, n]`, the operands'

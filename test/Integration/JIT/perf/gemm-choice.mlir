@@ -6,8 +6,15 @@
 // short/narrow = cblas/dnnl/cblas/dnnl/cblas/dnnl, the 8³ and 256³ products call cblas_sgemm and the 64³
 // one dnnl_sgemm. The file also holds the form of short A·Bᵀ products
 // (transpose_short, measured on kOrientationGemms; its effect:
-// test/Integration/JIT/blas/short-gemms.mlir). --sgemm=dnnl and --sgemm=cblas fix the library and
-// measure nothing. A damaged file is measured anew; two processes that
+// test/Integration/JIT/blas/short-gemms.mlir). Beside it, the table of
+// shapes (gemm-shapes-<host>.json) keeps the rates of each GEMM shape beyond
+// the medium class that a module called: the measured GEMMs', and the
+// 256³ product's, measured when this module first had it. A shape leaves
+// its class's library for the other one if that ran it 10 % faster: with
+// the table edited to say oneDNN runs 256³ ten times faster, the large
+// class's cblas no longer takes it. --sgemm=dnnl and --sgemm=cblas fix the
+// library and measure nothing. A damaged file is measured anew, and starts
+// a table of its own; two processes that
 // start at once leave one file; a library's kernel variable set keeps a
 // choice of its own, and so does each thread count. Every run's results
 // match NumPy.
@@ -17,7 +24,7 @@
 // RUN: env XDG_CACHE_HOME=%t/xdg trellis-run %s --entry=three --input=%t/a8.npy --input=%t/a64.npy --input=%t/a256.npy --output-dir=%t/first
 // RUN: %python %S/gemm_choice.py check %t %t/first
 // RUN: cat %t/xdg/trellis/gemm-choice-*.json | FileCheck %s --check-prefix=CHECK-FILE
-// CHECK-FILE: "format": 8,
+// CHECK-FILE: "format": 9,
 // CHECK-FILE: "variables": {
 // CHECK-FILE: "threads": {
 // CHECK-FILE-NEXT: "openmp": {{[0-9]+}},
@@ -48,14 +55,39 @@
 // CHECK-FILE-NEXT: "short": "{{dnnl|cblas}}",
 // CHECK-FILE-NEXT: "narrow": "{{dnnl|cblas}}",
 // CHECK-FILE-NEXT: "transpose_short": {{true|false}}
+// RUN: cat %t/xdg/trellis/gemm-shapes-*.json | FileCheck %s --check-prefix=CHECK-SHAPES
+// CHECK-SHAPES: "format": 9,
+// CHECK-SHAPES-NEXT: "id": "{{[0-9a-f]+}}",
+// CHECK-SHAPES-NEXT: "gflops": {
+// CHECK-SHAPES-NOT: "8x8x8:nn"
+// CHECK-SHAPES-NOT: "64x64x64:nn"
+// CHECK-SHAPES: "2048x1024x256:nn": {
+// CHECK-SHAPES-NEXT: "dnnl": {{[0-9.e+]+}},
+// CHECK-SHAPES-NEXT: "cblas": {{[0-9.e+]+}}
+// CHECK-SHAPES: "256x1024x2048:tn": {
+// CHECK-SHAPES: "256x256x256:nn": {
+// CHECK-SHAPES-NEXT: "dnnl": {{[0-9.e+]+}},
+// CHECK-SHAPES-NEXT: "cblas": {{[0-9.e+]+}}
+// CHECK-SHAPES-NOT: "8x8x8:nn"
+// CHECK-SHAPES-NOT: "64x64x64:nn"
 //
+// With 256³ as fast in both libraries, its class's library runs it.
 // RUN: %python %S/gemm_choice.py edit %t/xdg/trellis cblas dnnl cblas dnnl cblas dnnl
+// RUN: %python %S/gemm_choice.py edit-shape %t/xdg/trellis 256x256x256:nn 100 100
 // RUN: env XDG_CACHE_HOME=%t/xdg trellis-run %s --entry=three --input=%t/a8.npy --input=%t/a64.npy --input=%t/a256.npy --output-dir=%t/kept --dump-llvm-ir=%t/kept.ll
 // RUN: FileCheck %s --check-prefix=CHECK-KEPT < %t/kept.ll
 // CHECK-KEPT-DAG: call void @cblas_sgemm(i32 101, i32 111, i32 111, i32 8, i32 8, i32 8,
 // CHECK-KEPT-DAG: call {{.*}}@dnnl_sgemm(i8 78, i8 78, i64 64, i64 64, i64 64,
 // CHECK-KEPT-DAG: call void @cblas_sgemm(i32 101, i32 111, i32 111, i32 256, i32 256, i32 256,
 // RUN: %python %S/gemm_choice.py check %t %t/kept
+// RUN: %python %S/gemm_choice.py edit-shape %t/xdg/trellis 256x256x256:nn 1000 100
+// RUN: env XDG_CACHE_HOME=%t/xdg trellis-run %s --entry=three --input=%t/a8.npy --input=%t/a64.npy --input=%t/a256.npy --output-dir=%t/shape --dump-llvm-ir=%t/shape.ll
+// RUN: FileCheck %s --check-prefix=CHECK-SHAPE < %t/shape.ll
+// CHECK-SHAPE-DAG: call void @cblas_sgemm(i32 101, i32 111, i32 111, i32 8, i32 8, i32 8,
+// CHECK-SHAPE-DAG: call {{.*}}@dnnl_sgemm(i8 78, i8 78, i64 64, i64 64, i64 64,
+// CHECK-SHAPE-DAG: call {{.*}}@dnnl_sgemm(i8 78, i8 78, i64 256, i64 256, i64 256,
+// RUN: %python %S/gemm_choice.py check %t %t/shape
+// RUN: %python %S/gemm_choice.py id %t/xdg/trellis > %t/id-before
 //
 // RUN: env XDG_CACHE_HOME=%t/fixed trellis-run %s --entry=three --input=%t/a8.npy --input=%t/a64.npy --input=%t/a256.npy --output-dir=%t/dnnl --sgemm=dnnl --dump-llvm-ir=%t/dnnl.ll
 // RUN: FileCheck %s --check-prefix=CHECK-DNNL < %t/dnnl.ll
@@ -73,12 +105,15 @@
 // RUN: %python %S/gemm_choice.py damage %t/xdg/trellis
 // RUN: env XDG_CACHE_HOME=%t/xdg trellis-run %s --entry=three --input=%t/a8.npy --input=%t/a64.npy --input=%t/a256.npy --output-dir=%t/damaged
 // RUN: cat %t/xdg/trellis/gemm-choice-*.json | FileCheck %s --check-prefix=CHECK-FILE
+// RUN: %python %S/gemm_choice.py id %t/xdg/trellis > %t/id-after
+// RUN: not cmp -s %t/id-before %t/id-after
 //
 // RUN: env XDG_CACHE_HOME=%t/both trellis-run %s --entry=three --input=%t/a8.npy --input=%t/a64.npy --input=%t/a256.npy --output-dir=%t/both1 & env XDG_CACHE_HOME=%t/both trellis-run %s --entry=three --input=%t/a8.npy --input=%t/a64.npy --input=%t/a256.npy --output-dir=%t/both2; wait
 // RUN: ls %t/both/trellis | FileCheck %s --check-prefix=CHECK-ONE
 // CHECK-ONE: gemm-choice-{{[0-9a-f]+}}.json
 // CHECK-ONE-NEXT: gemm-choice.lock
-// CHECK-ONE-NOT: gemm-choice
+// CHECK-ONE-NEXT: gemm-shapes-{{[0-9a-f]+}}.json
+// CHECK-ONE-NOT: gemm-
 // RUN: %python %S/gemm_choice.py check %t %t/both1 %t/both2
 //
 // A variable that changes a library's kernels (oneDNN capped at AVX2) gets a

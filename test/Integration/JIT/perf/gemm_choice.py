@@ -9,7 +9,14 @@
                                        in TUNING to these libraries (dnnl or
                                        cblas) per class, short products in
                                        their direct form
-  gemm_choice.py damage TUNING         overwrites it with text that is no JSON
+  gemm_choice.py edit-shape TUNING SHAPE DNNL CBLAS
+                                       sets the rates (GFLOP/s) of SHAPE
+                                       (MxNxK:ab) in the one table of shapes
+                                       in TUNING, under a new id (a table
+                                       edited by hand is another table)
+  gemm_choice.py id TUNING             prints the id of that table
+  gemm_choice.py damage TUNING         overwrites the choice file with text
+                                       that is no JSON
 """
 import glob
 import json
@@ -21,8 +28,8 @@ import numpy as np
 SIZES = (8, 64, 256)
 
 
-def the_file(tuning):
-    (path,) = glob.glob(os.path.join(tuning, "gemm-choice-*.json"))
+def the_file(tuning, kind="choice"):
+    (path,) = glob.glob(os.path.join(tuning, f"gemm-{kind}-*.json"))
     return path
 
 
@@ -51,6 +58,17 @@ def main():
         kept["choice"]["transpose_short"] = False
         with open(path, "w") as f:
             json.dump(kept, f)
+    elif command == "edit-shape":
+        path = the_file(args[0], "shapes")
+        with open(path) as f:
+            table = json.load(f)
+        table["gflops"][args[1]] = {"dnnl": float(args[2]), "cblas": float(args[3])}
+        table["id"] = "{:016x}".format(int(table["id"], 16) ^ 1)
+        with open(path, "w") as f:
+            json.dump(table, f)
+    elif command == "id":
+        with open(the_file(args[0], "shapes")) as f:
+            print(json.load(f)["id"])
     elif command == "damage":
         with open(the_file(args[0]), "w") as f:
             f.write("{\"format\": 4, \"choice\": ")
