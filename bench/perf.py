@@ -459,6 +459,25 @@ GEMM_KERNEL_VARIABLES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "ONEDNN_MAX_CP
                          "DNNL_MAX_CPU_ISA", "ONEDNN_CPU_ISA_HINTS", "DNNL_CPU_ISA_HINTS")
 
 
+def shape_table_description(path):
+    """The table of GEMM shapes kept beside a choice file: how many shapes
+    it has and those one library ran at least 10 % faster (a shape leaves
+    its class's library for such a one, lib/Runtime/GemmChoice.cpp)."""
+    try:
+        with open(path) as f:
+            table = json.load(f)["gflops"]
+    except (OSError, ValueError, KeyError):
+        return "no table of shapes"
+    faster = {"dnnl": [], "cblas": []}
+    for shape, rates in sorted(table.items()):
+        for lib, other in (("dnnl", "cblas"), ("cblas", "dnnl")):
+            if rates[lib] > 1.1 * rates[other]:
+                faster[lib].append(f"{shape} {rates['dnnl']:.0f}/{rates['cblas']:.0f}")
+    return (f"{len(table)} shapes measured, oneDNN/OpenBLAS GFLOP/s where one leads by 10 %: "
+            f"oneDNN {', '.join(faster['dnnl']) or 'none'}; "
+            f"OpenBLAS {', '.join(faster['cblas']) or 'none'}")
+
+
 def gemm_choice_description():
     """The f32 GEMM libraries Trellis measured on this host and chose per
     size class (lib/Runtime/GemmChoice.cpp): the choice files of the tuning
@@ -474,7 +493,7 @@ def gemm_choice_description():
     for path in files:
         with open(path) as f:
             kept = json.load(f)
-        if kept.get("format") != 8 or kept.get("variables") != ours:
+        if kept.get("format") != 9 or kept.get("variables") != ours:
             continue  # an earlier build's, or another setting's
         threads = kept["threads"]["openmp"]
         rates = "; ".join(
@@ -489,10 +508,12 @@ def gemm_choice_description():
         orientation = (f"short A·Bᵀ {'transposed' if kept['choice']['transpose_short'] else 'direct'}"
                        f" (direct {forms['direct'][kept['choice']['short']]:.0f}, transposed "
                        f"{forms['transposed'][kept['choice']['large']]:.0f} GFLOP/s)")
+        shapes = shape_table_description(path.replace("gemm-choice-", "gemm-shapes-"))
         setting = " ".join(f"{k}={v}" for k, v in ours.items()) or "no kernel variables set"
         lines.append(f"{threads}-thread GFLOP/s small/medium/large/thin/short/narrow: {rates}; "
                      f"sick: {sick}; "
-                     f"chosen: {choice}, {orientation} ({setting}; {os.path.basename(path)})")
+                     f"chosen: {choice}, {orientation}; {shapes} "
+                     f"({setting}; {os.path.basename(path)})")
     if not lines:
         return f"no choice measured under this run's kernel variables in {tuning}"
     return "\n  ".join(lines)

@@ -318,9 +318,13 @@ def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "mlir::ModuleOp"> {
     module calls `cblas_*`, oneDNN when it calls `dnnl_*`.
 
     The library of an f32 GEMM is its size class's: `sgemm-small` (M·N·K
-    below 64³), `sgemm-medium` (below 256³) or `sgemm-large`, each `sgemm`'s
-    unless given. The JIT sets them from a measurement of both libraries on
-    the host (docs/performance.md, "Library choice").
+    below 64³), `sgemm-medium` (below 256³), `sgemm-large`, `sgemm-thin`,
+    `sgemm-short` or `sgemm-narrow`, each `sgemm`'s unless given. The JIT
+    sets them from a measurement of both libraries on the host, and, built
+    from C++ with a `GemmShapeChooser` (`createConvertLinalgToBlas`), the
+    pass asks it once for the library of each distinct call shape beyond
+    the medium class — the JIT's chooses from the rates of each shape
+    measured on the host (docs/performance.md, "Library choice").
 
     Example:
 

@@ -17,8 +17,11 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <map>
+#include <memory>
 #include <random>
 #include <dlfcn.h>
 #include <limits>
@@ -147,10 +150,19 @@ public:
       sizeB = std::max(sizeB, shape.k * shape.n);
       sizeC = std::max(sizeC, shape.m * shape.n);
     }
-    a.assign(sizeA, 0.5f);
-    b.assign(sizeB, 0.25f);
-    out.assign(sizeC, 0.0f);
+    // Without exceptions: an allocation that fails leaves the timer empty.
+    a.reset(static_cast<float *>(std::malloc(sizeA * sizeof(float))));
+    b.reset(static_cast<float *>(std::malloc(sizeB * sizeof(float))));
+    out.reset(static_cast<float *>(std::malloc(sizeC * sizeof(float))));
+    if (!allocated())
+      return;
+    std::fill_n(a.get(), sizeA, 0.5f);
+    std::fill_n(b.get(), sizeB, 0.25f);
+    std::fill_n(out.get(), sizeC, 0.0f);
   }
+
+  /// False if the operands could not be allocated: nothing is measured.
+  bool allocated() const { return a && b && out; }
 
   /// Keeps both cores (every thread of both pools) busy for about 0.1 s
   /// before a measurement on more than one thread: on a VM a core that was
@@ -163,11 +175,11 @@ public:
     while (std::chrono::steady_clock::now() - start <
            std::chrono::milliseconds(100)) {
       if (dnnl)
-        dnnl('N', 'N', n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f,
-             out.data(), n);
+        dnnl('N', 'N', n, n, n, 1.0f, a.get(), n, b.get(), n, 0.0f,
+             out.get(), n);
       if (cblas)
         cblas(kCblasRowMajor, kCblasNoTrans, kCblasNoTrans, n, n, n, 1.0f,
-              a.data(), n, b.data(), n, 0.0f, out.data(), n);
+              a.get(), n, b.get(), n, 0.0f, out.get(), n);
     }
   }
 
@@ -184,22 +196,25 @@ public:
     if (cblas)
       keep(GemmLibrary::Cblas, [&] {
         cblas(kCblasRowMajor, transA ? kCblasTrans : kCblasNoTrans,
-              transB ? kCblasTrans : kCblasNoTrans, m, n, k, 1.0f, a.data(),
-              lda, b.data(), ldb, 0.0f, out.data(), n);
+              transB ? kCblasTrans : kCblasNoTrans, m, n, k, 1.0f, a.get(),
+              lda, b.get(), ldb, 0.0f, out.get(), n);
       });
     if (dnnl)
       keep(GemmLibrary::Dnnl, [&] {
-        dnnl(transA ? 'T' : 'N', transB ? 'T' : 'N', m, n, k, 1.0f, a.data(),
-             lda, b.data(), ldb, 0.0f, out.data(), n);
+        dnnl(transA ? 'T' : 'N', transB ? 'T' : 'N', m, n, k, 1.0f, a.get(),
+             lda, b.get(), ldb, 0.0f, out.get(), n);
       });
   }
 
   /// The rates of `shapes`, each the best of kMeasurePasses passes over all
   /// of them (a pass of the class measurement takes ~0.3 s, so that a few
   /// hundred ms of a busy host or a slow core do not decide a choice that is
-  /// kept for good), after waking the cores if `threads` has more than one.
-  std::vector<std::array<double, 2>>
+  /// kept for good), after waking the cores if `threads` has more than one;
+  /// none if the operands could not be allocated.
+  std::optional<std::vector<std::array<double, 2>>>
   measureAll(llvm::ArrayRef<GemmShape> shapes, GemmThreads threads) {
+    if (!allocated())
+      return std::nullopt;
     if (threads.openmp > 1 || threads.openblas > 1)
       wakeCores();
     std::vector<std::array<double, 2>> best(shapes.size());
@@ -229,16 +244,20 @@ private:
     return flops / best / 1e9;
   }
 
+  struct Free {
+    void operator()(float *p) const { std::free(p); }
+  };
   DnnlSgemm dnnl;
   CblasSgemm cblas;
-  std::vector<float> a, b, out;
+  std::unique_ptr<float[], Free> a, b, out;
 };
 } // namespace
 
 /// Times each of kMeasuredGemms and the transposed orientation form in the
 /// libraries loadGemmLibraries loaded, on the `threads` they run on
-/// (GemmTimer::measureAll), and chooses.
-static GemmMeasurement measureLoadedLibraries(GemmThreads threads) {
+/// (GemmTimer::measureAll), and chooses; none if nothing could be measured.
+static std::optional<GemmMeasurement>
+measureLoadedLibraries(GemmThreads threads) {
   GemmMeasurement result;
   result.threads = threads;
   // The direct form of the short products is a class's GEMM already; only
@@ -247,8 +266,11 @@ static GemmMeasurement measureLoadedLibraries(GemmThreads threads) {
   for (const MeasuredGemm &gemm : kMeasuredGemms)
     shapes.push_back(getShape(gemm));
   shapes.push_back(getShape(kOrientationGemms[1]));
-  GemmTimer timer(shapes);
-  std::vector<std::array<double, 2>> best = timer.measureAll(shapes, threads);
+  std::optional<std::vector<std::array<double, 2>>> measured =
+      GemmTimer(shapes).measureAll(shapes, threads);
+  if (!measured)
+    return std::nullopt;
+  const std::vector<std::array<double, 2>> &best = *measured;
   for (auto [shape, rates] : llvm::zip(shapes, best))
     result.shapeGflops.emplace_back(shape, rates);
   result.orientationGflops[0] = best[kDirectFormIndex];
@@ -577,7 +599,7 @@ completeShapeTable(const std::string &dir, const std::string &path,
   auto missing = [&](const ShapeTable &table) {
     llvm::SmallVector<GemmShape> lacking;
     for (const GemmShape &shape : shapes)
-      if (!table.gflops.count(shape.str()))
+      if (isMeasurableShape(shape) && !table.gflops.count(shape.str()))
         lacking.push_back(shape);
     return lacking;
   };
@@ -596,9 +618,11 @@ completeShapeTable(const std::string &dir, const std::string &path,
   if (lacking.empty())
     return table;
   // The libraries are loaded (getHostGemmTuning).
-  GemmTimer timer(lacking);
-  std::vector<std::array<double, 2>> rates = timer.measureAll(lacking, threads);
-  for (auto [shape, rate] : llvm::zip(lacking, rates))
+  std::optional<std::vector<std::array<double, 2>>> rates =
+      GemmTimer(lacking).measureAll(lacking, threads);
+  if (!rates)
+    return std::nullopt;
+  for (auto [shape, rate] : llvm::zip(lacking, *rates))
     table->gflops[shape.str()] = rate;
   if (!writeShapeTable(path, *table))
     return std::nullopt;
@@ -663,12 +687,14 @@ trellis::runtime::getHostGemmTuning(const CompileOptions &options) {
     if (!kept) {
       // The libraries are loaded (above). A new measurement starts a new
       // table, with the rates of the GEMMs it timed.
-      GemmMeasurement measured = measureLoadedLibraries(*threads);
-      if (!writeChoice(choicePath, measured, options.gemmKernelVariables))
+      std::optional<GemmMeasurement> measured =
+          measureLoadedLibraries(*threads);
+      if (!measured ||
+          !writeChoice(choicePath, *measured, options.gemmKernelVariables))
         return given;
-      kept = KeptChoice{measured.choice, measured.sick};
+      kept = KeptChoice{measured->choice, measured->sick};
       table = ShapeTable{makeTableId(), {}};
-      for (const auto &[shape, rates] : measured.shapeGflops)
+      for (const auto &[shape, rates] : measured->shapeGflops)
         table->gflops[shape.str()] = rates;
       if (!writeShapeTable(shapesPath, *table))
         return given;

@@ -143,6 +143,26 @@ inline constexpr double kSickGemmFraction = 0.5;
 /// is faster than the direct one, in its own, by kGemmChoiceMargin.
 void judgeGemmRates(GemmMeasurement &measurement);
 
+/// The largest GEMM a shape's measurement times: at most 2^31 flops (a
+/// call of ~10-20 ms; the shape's 36 calls then take under a second) and
+/// 2^24 floats of operands (64 MiB). A larger shape keeps its class's
+/// library: its measurement would cost more than a choice can win back
+/// in most runs, and its operands might not fit.
+inline constexpr int64_t kMaxMeasuredGemmFlops = int64_t(1) << 31;
+inline constexpr int64_t kMaxMeasuredGemmFloats = int64_t(1) << 24;
+
+/// True if `shape` is no larger than that (sizes of at most 2^31 each).
+inline bool isMeasurableShape(const GemmShape &shape) {
+  auto fitsIn = [](int64_t limit, int64_t x, int64_t y) {
+    return x <= limit / y;
+  };
+  int64_t mn = shape.m * shape.n;
+  return fitsIn(kMaxMeasuredGemmFlops / 2, mn, shape.k) &&
+         fitsIn(kMaxMeasuredGemmFloats, shape.m, shape.k) &&
+         fitsIn(kMaxMeasuredGemmFloats, shape.k, shape.n) &&
+         shape.m * shape.k + shape.k * shape.n + mn <= kMaxMeasuredGemmFloats;
+}
+
 /// The library of one f32 GEMM shape whose class chose `classLibrary`,
 /// given its `gflops` in each library (GemmLibrary's order): the other
 /// library if it is not sick and runs the shape kGemmChoiceMargin faster,

@@ -191,3 +191,20 @@ TEST(GemmChoice, ShapeSpelling) {
   EXPECT_EQ((trellis::GemmShape{64, 1024, 1024, false, true}.str()),
             "64x1024x1024:nt");
 }
+
+TEST(GemmChoice, OnlyShapesOfBoundedCostAreMeasured) {
+  using trellis::GemmShape;
+  using trellis::runtime::isMeasurableShape;
+  // The LM step's largest: 2048×1024×256, 2^30 flops.
+  EXPECT_TRUE(isMeasurableShape(GemmShape{2048, 1024, 256, false, false}));
+  EXPECT_TRUE(isMeasurableShape(GemmShape{1024, 1024, 1024, true, false}));
+  // 2^31 flops and beyond: a call of 10-20 ms, 36 of them.
+  EXPECT_FALSE(isMeasurableShape(GemmShape{2048, 1024, 1024, false, false}));
+  // Few flops, operands over 64 MiB.
+  EXPECT_FALSE(isMeasurableShape(GemmShape{1 << 22, 4, 4, false, false}));
+  EXPECT_FALSE(isMeasurableShape(GemmShape{4096, 4096, 1, false, false}));
+  // BLAS-size extremes do not overflow.
+  int64_t max = (int64_t(1) << 31) - 1;
+  EXPECT_FALSE(isMeasurableShape(GemmShape{max, max, max, false, false}));
+  EXPECT_FALSE(isMeasurableShape(GemmShape{max, 1, 1, false, true}));
+}

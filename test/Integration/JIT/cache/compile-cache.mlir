@@ -37,7 +37,7 @@
 // The manifest: the libraries the hit loads, the number of objects (one per
 // code generation thread), the archive's size and digest.
 // RUN: cat %t/cache/*.json | FileCheck %s --check-prefix=CHECK-MANIFEST
-// CHECK-MANIFEST: "format": 2,
+// CHECK-MANIFEST: "format": 3,
 // CHECK-MANIFEST: "libraries": [
 // CHECK-MANIFEST-DAG: libmlir_c_runner_utils.so"
 // CHECK-MANIFEST-DAG: {{libdnnl.so|libopenblas}}
