@@ -343,16 +343,31 @@ JitModule::compileEntries(mlir::ModuleOp module,
   // The f32 GEMM libraries the host's measurement chose (GemmChoice.h),
   // before the cache key, which covers them.
   CompileOptions options = given;
+  CompileStats stats;
+  // The time the shape chooser spends, inside the lowering.
+  auto shapeTuningMs = std::make_shared<double>(0);
   if (options.measureGemmLibraries && options.pipeline.empty()) {
+    auto start = std::chrono::steady_clock::now();
     HostGemmTuning tuning = getHostGemmTuning(options);
     options.sgemm = tuning.choice;
     options.sgemmShapes = std::move(tuning.shapes);
+    if (options.sgemmShapes)
+      options.sgemmShapes.choose =
+          [choose = std::move(options.sgemmShapes.choose),
+           shapeTuningMs](llvm::ArrayRef<GemmShape> shapes,
+                          llvm::ArrayRef<GemmLibrary> classLibraries) {
+            auto start = std::chrono::steady_clock::now();
+            llvm::SmallVector<GemmLibrary> libraries =
+                choose(shapes, classLibraries);
+            *shapeTuningMs += millisecondsSince(start);
+            return libraries;
+          };
+    stats.tuningMs = millisecondsSince(start);
   }
 
   // The compile cache: a hit links the object code a compile with the same
   // key kept, without lowering; an entry that fails to link is compiled
   // anew (and overwritten).
-  CompileStats stats;
   std::optional<CompileCacheEntry> cacheEntry;
   if (usesCompileCache(options)) {
     auto start = std::chrono::steady_clock::now();
@@ -367,6 +382,7 @@ JitModule::compileEntries(mlir::ModuleOp module,
       if (jit) {
         (*jit)->compileStats.cache = CompileStats::Cache::Hit;
         (*jit)->compileStats.cacheMs = millisecondsSince(start);
+        (*jit)->compileStats.tuningMs = stats.tuningMs;
         return jit;
       }
       cacheEntry->warnIgnored(llvm::toString(jit.takeError()));
@@ -382,7 +398,8 @@ JitModule::compileEntries(mlir::ModuleOp module,
   auto loweringStart = std::chrono::steady_clock::now();
   if (llvm::Error err = lowerEntries(module, entries, options))
     return std::move(err);
-  stats.mlirMs = millisecondsSince(loweringStart);
+  stats.mlirMs = millisecondsSince(loweringStart) - *shapeTuningMs;
+  stats.tuningMs += *shapeTuningMs;
   std::optional<Profile> sites;
   if (sources) {
     llvm::Expected<Profile> fromModule = Profile::fromModule(module, *sources);

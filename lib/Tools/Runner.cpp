@@ -134,8 +134,10 @@ llvm::Error trellis::tools::runTrellisRun(const RunnerOptions &options,
                         compileMs, getMedian(runMs.getKept()),
                         static_cast<unsigned long long>(peakBytes))
         << llvm::format("\"compile_phases\": {\"mlir_ms\": %.3f, "
-                        "\"llvm_ms\": %.3f, \"cache_ms\": %.3f, ",
-                        phases.mlirMs, phases.llvmMs, phases.cacheMs)
+                        "\"llvm_ms\": %.3f, \"cache_ms\": %.3f, "
+                        "\"tuning_ms\": %.3f, ",
+                        phases.mlirMs, phases.llvmMs, phases.cacheMs,
+                        phases.tuningMs)
         << "\"cache\": \"" << stringifyCache(phases.cache) << "\"}}\n";
   }
   out.flush();

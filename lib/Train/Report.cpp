@@ -152,10 +152,10 @@ void TrainingReport::reportCompile(double totalMs,
   if (!leader)
     return;
   out << llvm::format("compiled in %.0f ms (MLIR %.0f ms, LLVM %.0f ms, "
-                      "cache %s %.0f ms)\n",
+                      "cache %s %.0f ms, GEMM tuning %.0f ms)\n",
                       totalMs, stats.mlirMs, stats.llvmMs,
                       runtime::stringifyCache(stats.cache).str().c_str(),
-                      stats.cacheMs);
+                      stats.cacheMs, stats.tuningMs);
 }
 
 void TrainingReport::startTiming(int64_t step) {

@@ -33,7 +33,7 @@ subprocess.run(["/usr/bin/python3", os.path.join(example, "make_data.py"), data]
 model = os.path.join(example, "model.mlir")
 cache = os.path.join(work, "cache")
 COMPILED = re.compile(r"^compiled in [0-9]+ ms \(MLIR ([0-9]+) ms, LLVM ([0-9]+) ms, "
-                      r"cache (hit|miss|off) [0-9]+ ms\)$", re.M)
+                      r"cache (hit|miss|off) [0-9]+ ms, GEMM tuning [0-9]+ ms\)$", re.M)
 
 
 def train(out, *extra, env=None, ranks=1):

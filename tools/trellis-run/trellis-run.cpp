@@ -54,7 +54,7 @@ struct CommandLine {
       "stats",
       cl::desc("Print one JSON line with compile_ms, run_ms (median over the "
                "repeats), peak_tensor_bytes and compile_phases (mlir_ms, "
-               "llvm_ms, cache_ms, cache: hit, miss or off)"),
+               "llvm_ms, cache_ms, tuning_ms, cache: hit, miss or off)"),
       cl::cat(category)};
   trellis::tools::CompileFlags compile{category};
   trellis::tools::ProfileFlag profile{category};

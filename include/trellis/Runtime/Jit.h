@@ -58,6 +58,11 @@ struct CompileStats {
   /// The cache's own work: the key, then reading and linking the object (a
   /// hit) or writing it (a miss).
   double cacheMs = 0;
+  /// Choosing the f32 GEMM libraries (GemmChoice.h): reading the host's
+  /// kept choice, or measuring the libraries the first time on a host, and
+  /// measuring the shapes of the module the table of shapes lacks (which
+  /// happens inside the lowering and is not counted in mlirMs).
+  double tuningMs = 0;
 };
 
 /// "off", "hit" or "miss".

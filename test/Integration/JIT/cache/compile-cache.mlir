@@ -16,20 +16,20 @@
 // No cache: the reference results.
 // RUN: trellis-run %s --entry=step --input=%t/x.npy --input=%t/w.npy --input=%t/b.npy --stats --output-dir=%t/off > %t/off.txt
 // RUN: FileCheck %s --check-prefix=CHECK-OFF < %t/off.txt
-// CHECK-OFF: {"compile_ms": {{[0-9.]+}}, "run_ms": {{[0-9.]+}}, "peak_tensor_bytes": {{[0-9]+}}, "compile_phases": {"mlir_ms": {{[0-9.]+}}, "llvm_ms": {{[0-9.]+}}, "cache_ms": 0.000, "cache": "off"}}
+// CHECK-OFF: {"compile_ms": {{[0-9.]+}}, "run_ms": {{[0-9.]+}}, "peak_tensor_bytes": {{[0-9]+}}, "compile_phases": {"mlir_ms": {{[0-9.]+}}, "llvm_ms": {{[0-9.]+}}, "cache_ms": 0.000, "tuning_ms": {{[0-9.]+}}, "cache": "off"}}
 //
 // A miss compiles and keeps one entry, <key>.a and <key>.json, and no
 // temporary file; the hit after it lowers and compiles nothing.
 // RUN: trellis-run %s --entry=step --input=%t/x.npy --input=%t/w.npy --input=%t/b.npy --stats --cache-dir=%t/cache --output-dir=%t/miss > %t/miss.txt 2>&1
 // RUN: FileCheck %s --check-prefix=CHECK-MISS < %t/miss.txt
 // CHECK-MISS-NOT: trellis:
-// CHECK-MISS: "compile_phases": {"mlir_ms": {{[0-9.]+}}, "llvm_ms": {{[0-9.]+}}, "cache_ms": {{[0-9.]+}}, "cache": "miss"}}
+// CHECK-MISS: "compile_phases": {"mlir_ms": {{[0-9.]+}}, "llvm_ms": {{[0-9.]+}}, "cache_ms": {{[0-9.]+}}, "tuning_ms": {{[0-9.]+}}, "cache": "miss"}}
 // RUN: %python %S/cache_tool.py entries %t/cache | FileCheck %s --check-prefix=CHECK-ONE
 // CHECK-ONE: 1 entries, 0 other files
 // RUN: trellis-run %s --entry=step --input=%t/x.npy --input=%t/w.npy --input=%t/b.npy --stats --cache-dir=%t/cache --output-dir=%t/hit > %t/hit.txt 2>&1
 // RUN: FileCheck %s --check-prefix=CHECK-HIT < %t/hit.txt
 // CHECK-HIT-NOT: trellis:
-// CHECK-HIT: "compile_phases": {"mlir_ms": 0.000, "llvm_ms": 0.000, "cache_ms": {{[0-9.]+}}, "cache": "hit"}}
+// CHECK-HIT: "compile_phases": {"mlir_ms": 0.000, "llvm_ms": 0.000, "cache_ms": {{[0-9.]+}}, "tuning_ms": {{[0-9.]+}}, "cache": "hit"}}
 // RUN: %python %S/cache_tool.py same %t/off/result0.npy %t/miss/result0.npy %t/hit/result0.npy
 // RUN: %python %S/cache_tool.py same %t/off/result1.npy %t/miss/result1.npy %t/hit/result1.npy
 // RUN: %python %S/cache_tool.py entries %t/cache | FileCheck %s --check-prefix=CHECK-ONE

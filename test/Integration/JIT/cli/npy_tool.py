@@ -80,7 +80,7 @@ def stats(argv):
             all(isinstance(s[k], (int, float)) and s[k] >= 0 for k in keys)):
         sys.exit(f"BAD VALUES {s}")
     phases = s["compile_phases"]
-    times = {"mlir_ms", "llvm_ms", "cache_ms"}
+    times = {"mlir_ms", "llvm_ms", "cache_ms", "tuning_ms"}
     if set(phases) != times | {"cache"} or \
             phases["cache"] not in ("hit", "miss", "off") or \
             not all(isinstance(phases[k], (int, float)) and phases[k] >= 0

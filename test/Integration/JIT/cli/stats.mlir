@@ -1,7 +1,8 @@
 // --stats prints one JSON line with exactly compile_ms, run_ms,
-// peak_tensor_bytes and compile_phases (mlir_ms, llvm_ms, cache_ms, cache:
-// "off" without a compile cache); --repeat=N calls the entry N times on
-// fresh copies of the inputs (an in-place update does not accumulate).
+// peak_tensor_bytes and compile_phases (mlir_ms, llvm_ms, cache_ms,
+// tuning_ms, cache: "off" without a compile cache); --repeat=N calls the
+// entry N times on fresh copies of the inputs (an in-place update does not
+// accumulate).
 // --warmup=N calls it N more times first, left out of run_ms.
 // REQUIRES: numpy
 // RUN: rm -rf %t && mkdir -p %t
@@ -10,7 +11,7 @@
 //
 // RUN: trellis-run %s --entry=increment --input=%t/v.npy --repeat=5 --stats --output-dir=%t/inc > %t/inc.txt
 // RUN: FileCheck %s --check-prefix=CHECK-JSON < %t/inc.txt
-// CHECK-JSON: {{^}}{"compile_ms": {{[0-9]+\.[0-9]+}}, "run_ms": {{[0-9]+\.[0-9]+}}, "peak_tensor_bytes": {{[0-9]+}}, "compile_phases": {"mlir_ms": {{[0-9]+\.[0-9]+}}, "llvm_ms": {{[0-9]+\.[0-9]+}}, "cache_ms": 0.000, "cache": "off"}}{{$}}
+// CHECK-JSON: {{^}}{"compile_ms": {{[0-9]+\.[0-9]+}}, "run_ms": {{[0-9]+\.[0-9]+}}, "peak_tensor_bytes": {{[0-9]+}}, "compile_phases": {"mlir_ms": {{[0-9]+\.[0-9]+}}, "llvm_ms": {{[0-9]+\.[0-9]+}}, "cache_ms": 0.000, "tuning_ms": {{[0-9]+\.[0-9]+}}, "cache": "off"}}{{$}}
 // RUN: %python %S/npy_tool.py stats < %t/inc.txt
 // RUN: %python %S/npy_tool.py check %t/inc/result0.npy "np.array([2, 3, 4, 5], np.float32)"
 // --warmup=N calls it N more times before the timed calls, also on fresh
