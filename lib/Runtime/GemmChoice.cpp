@@ -328,20 +328,25 @@ static std::string getTuningDigest(const CompileOptions &options,
   return digest.substr(0, 16);
 }
 
-std::string trellis::runtime::getGemmChoicePath(const CompileOptions &options,
-                                                GemmThreads threads) {
+/// `<tuning dir>/gemm-<kind>-<digest>.json`; empty without a directory.
+static std::string getTuningFilePath(const CompileOptions &options,
+                                     GemmThreads threads,
+                                     llvm::StringRef kind) {
   if (options.tuningDir.empty())
     return "";
-  return options.tuningDir + "/gemm-choice-" +
-         getTuningDigest(options, threads) + ".json";
+  return (options.tuningDir + "/gemm-" + kind + "-" +
+          getTuningDigest(options, threads) + ".json")
+      .str();
+}
+
+std::string trellis::runtime::getGemmChoicePath(const CompileOptions &options,
+                                                GemmThreads threads) {
+  return getTuningFilePath(options, threads, "choice");
 }
 
 std::string trellis::runtime::getGemmShapesPath(const CompileOptions &options,
                                                 GemmThreads threads) {
-  if (options.tuningDir.empty())
-    return "";
-  return options.tuningDir + "/gemm-shapes-" +
-         getTuningDigest(options, threads) + ".json";
+  return getTuningFilePath(options, threads, "shapes");
 }
 
 /// Parses a library's name in a choice file.
