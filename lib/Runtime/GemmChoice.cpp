@@ -20,13 +20,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <map>
-#include <memory>
-#include <random>
 #include <dlfcn.h>
 #include <limits>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <vector>
 
 using namespace trellis;
@@ -87,8 +87,8 @@ void trellis::runtime::judgeGemmRates(GemmMeasurement &measurement) {
 }
 
 GemmLibrary trellis::runtime::judgeShapeRates(GemmLibrary classLibrary,
-                                             std::array<double, 2> gflops,
-                                             std::array<bool, 2> sick) {
+                                              std::array<double, 2> gflops,
+                                              std::array<bool, 2> sick) {
   unsigned own = static_cast<unsigned>(classLibrary), other = 1 - own;
   if (!sick[other] && gflops[other] > kGemmChoiceMargin * gflops[own])
     return static_cast<GemmLibrary>(other);
@@ -175,8 +175,8 @@ public:
     while (std::chrono::steady_clock::now() - start <
            std::chrono::milliseconds(100)) {
       if (dnnl)
-        dnnl('N', 'N', n, n, n, 1.0f, a.get(), n, b.get(), n, 0.0f,
-             out.get(), n);
+        dnnl('N', 'N', n, n, n, 1.0f, a.get(), n, b.get(), n, 0.0f, out.get(),
+             n);
       if (cblas)
         cblas(kCblasRowMajor, kCblasNoTrans, kCblasNoTrans, n, n, n, 1.0f,
               a.get(), n, b.get(), n, 0.0f, out.get(), n);
@@ -196,8 +196,8 @@ public:
     if (cblas)
       keep(GemmLibrary::Cblas, [&] {
         cblas(kCblasRowMajor, transA ? kCblasTrans : kCblasNoTrans,
-              transB ? kCblasTrans : kCblasNoTrans, m, n, k, 1.0f, a.get(),
-              lda, b.get(), ldb, 0.0f, out.get(), n);
+              transB ? kCblasTrans : kCblasNoTrans, m, n, k, 1.0f, a.get(), lda,
+              b.get(), ldb, 0.0f, out.get(), n);
       });
     if (dnnl)
       keep(GemmLibrary::Dnnl, [&] {
@@ -435,8 +435,7 @@ static std::optional<ShapeTable> readShapeTable(const std::string &path) {
   std::optional<llvm::json::Object> root = readTuningFile(path);
   std::optional<llvm::StringRef> id =
       root ? root->getString("id") : std::nullopt;
-  const llvm::json::Object *gflops =
-      root ? root->getObject("gflops") : nullptr;
+  const llvm::json::Object *gflops = root ? root->getObject("gflops") : nullptr;
   if (!id || id->empty() || !gflops)
     return std::nullopt;
   ShapeTable table{id->str(), {}};

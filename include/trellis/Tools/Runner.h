@@ -40,7 +40,8 @@ struct RunnerOptions {
   /// first call pays for page faults and the libraries' kernel generation).
   unsigned warmup = 0;
   /// Print {"compile_ms", "run_ms", "peak_tensor_bytes", "compile_phases":
-  /// {"mlir_ms", "llvm_ms", "cache_ms", "tuning_ms", "cache"}} as one JSON line.
+  /// {"mlir_ms", "llvm_ms", "cache_ms", "tuning_ms", "cache"}} as one JSON
+  /// line.
   bool printStats = false;
   /// How the module is compiled (`--attention-chunk`, `--opt-level`, ...).
   CompileOptions compile;
