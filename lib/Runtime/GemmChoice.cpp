@@ -95,10 +95,6 @@ GemmLibrary trellis::runtime::judgeShapeRates(GemmLibrary classLibrary,
   return classLibrary;
 }
 
-static GemmShape getShape(const MeasuredGemm &gemm) {
-  return {gemm.m, gemm.n, gemm.k, gemm.transA, gemm.transB};
-}
-
 /// Loads the libraries the JIT would (at `options`' paths, LLVM's OpenMP
 /// runtime before oneDNN) and returns the threads each would run on: what
 /// their own defaults and the variables read when they loaded
@@ -264,8 +260,8 @@ measureLoadedLibraries(GemmThreads threads) {
   // the transposed one is timed apart.
   llvm::SmallVector<GemmShape> shapes;
   for (const MeasuredGemm &gemm : kMeasuredGemms)
-    shapes.push_back(getShape(gemm));
-  shapes.push_back(getShape(kOrientationGemms[1]));
+    shapes.push_back(gemm.shape);
+  shapes.push_back(kOrientationGemms[1].shape);
   std::optional<std::vector<std::array<double, 2>>> measured =
       GemmTimer(shapes).measureAll(shapes, threads);
   if (!measured)
@@ -279,7 +275,7 @@ measureLoadedLibraries(GemmThreads threads) {
   std::array<std::array<double, kNumGemmClasses>, 2> flops{}, seconds{};
   for (auto [index, gemm] : llvm::enumerate(kMeasuredGemms)) {
     unsigned c = static_cast<unsigned>(gemm.gemmClass);
-    double gemmFlops = 2.0 * gemm.m * gemm.n * gemm.k;
+    double gemmFlops = 2.0 * gemm.shape.m * gemm.shape.n * gemm.shape.k;
     for (unsigned lib = 0; lib < 2; ++lib) {
       if (best[index][lib] <= 0)
         continue;
@@ -592,65 +588,65 @@ private:
 };
 } // namespace
 
-/// The table named `id` at `path` with every one of `shapes` in it: those
-/// it lacks are measured on `threads` and added, under the directory's
-/// lock. None if the file is no longer that table (measured anew since) or
-/// cannot be written: a rate that is not kept does not choose.
-static std::optional<ShapeTable>
-completeShapeTable(const std::string &dir, const std::string &path,
-                   llvm::StringRef id, GemmThreads threads,
-                   llvm::ArrayRef<GemmShape> shapes) {
-  auto missing = [&](const ShapeTable &table) {
+/// Adds to `table` (the one kept at `path`) the rates of those of `shapes`
+/// it lacks: the file's, if another process measured them since, else
+/// measured on `threads` and written back, under the directory's lock.
+/// Nothing is added if the file is no longer that table (measured anew
+/// since) or cannot be written: a rate that is not kept does not choose.
+static void completeShapeTable(const std::string &dir, const std::string &path,
+                               GemmThreads threads,
+                               llvm::ArrayRef<GemmShape> shapes,
+                               ShapeTable &table) {
+  auto missing = [&] {
     llvm::SmallVector<GemmShape> lacking;
     for (const GemmShape &shape : shapes)
       if (isMeasurableShape(shape) && !table.gflops.count(shape.str()))
         lacking.push_back(shape);
     return lacking;
   };
-  static std::mutex mutex;
-  std::lock_guard<std::mutex> guard(mutex);
-  std::optional<ShapeTable> table = readShapeTable(path);
-  if (table && table->id == id && missing(*table).empty())
-    return table;
+  if (missing().empty())
+    return;
   TuningLock lock(dir);
   if (!lock.held())
-    return std::nullopt;
-  table = readShapeTable(path);
-  if (!table || table->id != id)
-    return std::nullopt;
-  llvm::SmallVector<GemmShape> lacking = missing(*table);
+    return;
+  std::optional<ShapeTable> kept = readShapeTable(path);
+  if (!kept || kept->id != table.id)
+    return;
+  table = std::move(*kept);
+  llvm::SmallVector<GemmShape> lacking = missing();
   if (lacking.empty())
-    return table;
+    return;
   // The libraries are loaded (getHostGemmTuning).
   std::optional<std::vector<std::array<double, 2>>> rates =
       GemmTimer(lacking).measureAll(lacking, threads);
   if (!rates)
-    return std::nullopt;
+    return;
+  ShapeTable grown = table;
   for (auto [shape, rate] : llvm::zip(lacking, *rates))
-    table->gflops[shape.str()] = rate;
-  if (!writeShapeTable(path, *table))
-    return std::nullopt;
-  return table;
+    grown.gflops[shape.str()] = rate;
+  if (writeShapeTable(path, grown))
+    table = std::move(grown);
 }
 
-/// The chooser of the table named `id` at `path`: each shape goes to the
-/// library judgeShapeRates picks from its kept rates (measured the first
-/// time), or, if they cannot be kept, to its class's.
+/// The chooser of `table`, kept at `path`: each shape goes to the library
+/// judgeShapeRates picks from its rates (measured the first time a module
+/// has it), or, if they cannot be kept, to its class's. The table stays in
+/// memory: the file is read again only for a shape it lacks.
 static GemmShapeChooser makeShapeChooser(std::string dir, std::string path,
-                                         std::string id, GemmThreads threads,
+                                         ShapeTable table, GemmThreads threads,
                                          std::array<bool, 2> sick) {
   GemmShapeChooser chooser;
-  chooser.id = id;
+  chooser.id = table.id;
+  auto shared = std::make_shared<ShapeTable>(std::move(table));
   chooser.choose = [=](llvm::ArrayRef<GemmShape> shapes,
                        llvm::ArrayRef<GemmLibrary> classLibraries) {
+    static std::mutex mutex;
+    std::lock_guard<std::mutex> guard(mutex);
+    completeShapeTable(dir, path, threads, shapes, *shared);
     llvm::SmallVector<GemmLibrary> libraries(classLibraries);
-    std::optional<ShapeTable> table =
-        completeShapeTable(dir, path, id, threads, shapes);
-    if (!table)
-      return libraries;
     for (auto [shape, library] : llvm::zip(shapes, libraries)) {
-      auto rates = table->gflops.find(shape.str());
-      if (rates != table->gflops.end())
+      auto rates = shared->gflops.find(shape.str());
+      if (rates != shared->gflops.end())
         library = judgeShapeRates(library, rates->second, sick);
     }
     return libraries;
@@ -709,6 +705,7 @@ trellis::runtime::getHostGemmTuning(const CompileOptions &options) {
     }
   }
   return known[choicePath] = HostGemmTuning{
-             kept->choice, makeShapeChooser(options.tuningDir, shapesPath,
-                                            table->id, *threads, kept->sick)};
+             kept->choice,
+             makeShapeChooser(options.tuningDir, shapesPath, std::move(*table),
+                              *threads, kept->sick)};
 }

@@ -56,12 +56,10 @@ struct GemmMeasurement {
   std::vector<std::pair<GemmShape, std::array<double, 2>>> shapeGflops;
 };
 
-/// One GEMM the measurement times: M×N×K, A and B read transposed or not,
-/// and the class whose rate it counts for.
+/// One GEMM the measurement times, and the class whose rate it counts for.
 struct MeasuredGemm {
   GemmClass gemmClass;
-  int64_t m, n, k;
-  bool transA, transB;
+  GemmShape shape;
 };
 
 /// The GEMMs each class is measured on; a class's rate is its GEMMs' flops
@@ -75,28 +73,28 @@ struct MeasuredGemm {
 /// 256 and the contraction's weight gradient at 96-133 GFLOP/s where
 /// OpenBLAS ran them at 161-193; the other three were within about 10 %.
 inline constexpr std::array<MeasuredGemm, 15> kMeasuredGemms = {{
-    {GemmClass::Small, 64, 64, 32, false, false},
-    {GemmClass::Medium, 256, 128, 128, false, false},
-    {GemmClass::Large, 512, 512, 512, false, false},
+    {GemmClass::Small, {64, 64, 32, false, false}},
+    {GemmClass::Medium, {256, 128, 128, false, false}},
+    {GemmClass::Large, {512, 512, 512, false, false}},
     // The expansion 256 -> 1024: forward, input and weight gradients.
-    {GemmClass::Large, 2048, 1024, 256, false, false},
-    {GemmClass::Large, 2048, 256, 1024, false, true},
-    {GemmClass::Large, 256, 1024, 2048, true, false},
+    {GemmClass::Large, {2048, 1024, 256, false, false}},
+    {GemmClass::Large, {2048, 256, 1024, false, true}},
+    {GemmClass::Large, {256, 1024, 2048, true, false}},
     // The contraction 1024 -> 256.
-    {GemmClass::Large, 2048, 256, 1024, false, false},
-    {GemmClass::Large, 2048, 1024, 256, false, true},
-    {GemmClass::Large, 1024, 256, 2048, true, false},
-    {GemmClass::Thin, 1024, 1024, 64, true, false},
+    {GemmClass::Large, {2048, 256, 1024, false, false}},
+    {GemmClass::Large, {2048, 1024, 256, false, true}},
+    {GemmClass::Large, {1024, 256, 2048, true, false}},
+    {GemmClass::Thin, {1024, 1024, 64, true, false}},
     // A dense layer over 64 rows: forward, from a 784-wide input too (an
     // odd K: oneDNN capped to AVX2 ran 64×1024×784 at 50 GFLOP/s on Zen 5,
     // OpenBLAS at 95, while the two were even on 64×1024×1024), and the
     // input gradient dY·Wᵀ.
-    {GemmClass::Short, 64, 1024, 1024, false, false},
-    {GemmClass::Short, 64, 1024, 784, false, false},
-    {GemmClass::Short, 64, 1024, 1024, false, true},
+    {GemmClass::Short, {64, 1024, 1024, false, false}},
+    {GemmClass::Short, {64, 1024, 784, false, false}},
+    {GemmClass::Short, {64, 1024, 1024, false, true}},
     // A convolution's im2col GEMM with 16 filters and its weight gradient.
-    {GemmClass::Narrow, 8192, 16, 144, false, false},
-    {GemmClass::Narrow, 144, 16, 8192, true, false},
+    {GemmClass::Narrow, {8192, 16, 144, false, false}},
+    {GemmClass::Narrow, {144, 16, 8192, true, false}},
 }};
 
 /// The orientation choice (GemmChoice::transposeShort,
@@ -106,21 +104,18 @@ inline constexpr std::array<MeasuredGemm, 15> kMeasuredGemms = {{
 /// product): each in the library its class chose. On Zen 5 (AVX-512)
 /// oneDNN ran them at 142 and 193 GFLOP/s.
 inline constexpr std::array<MeasuredGemm, 2> kOrientationGemms = {{
-    {GemmClass::Short, 64, 1024, 1024, false, true},
-    {GemmClass::Large, 1024, 64, 1024, false, false},
+    {GemmClass::Short, {64, 1024, 1024, false, true}},
+    {GemmClass::Large, {1024, 64, 1024, false, false}},
 }};
 
 /// The direct form is one of the short class's own GEMMs, timed once: its
 /// index in kMeasuredGemms.
 inline constexpr size_t kDirectFormIndex = [] {
   const MeasuredGemm &direct = kOrientationGemms[0];
-  for (size_t i = 0; i < kMeasuredGemms.size(); ++i) {
-    const MeasuredGemm &gemm = kMeasuredGemms[i];
-    if (gemm.gemmClass == direct.gemmClass && gemm.m == direct.m &&
-        gemm.n == direct.n && gemm.k == direct.k &&
-        gemm.transA == direct.transA && gemm.transB == direct.transB)
+  for (size_t i = 0; i < kMeasuredGemms.size(); ++i)
+    if (kMeasuredGemms[i].gemmClass == direct.gemmClass &&
+        kMeasuredGemms[i].shape == direct.shape)
       return i;
-  }
   return kMeasuredGemms.size();
 }();
 static_assert(kDirectFormIndex < kMeasuredGemms.size(),

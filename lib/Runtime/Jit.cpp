@@ -93,8 +93,9 @@ static void initializeOnce() {
   (void)initialized;
 }
 
-llvm::Error trellis::runtime::lowerToLLVMDialect(mlir::ModuleOp module,
-                                                const CompileOptions &options) {
+llvm::Error
+trellis::runtime::lowerToLLVMDialect(mlir::ModuleOp module,
+                                     const CompileOptions &options) {
   initializeOnce();
   mlir::PassManager pm(module.getContext(), mlir::ModuleOp::getOperationName());
   // Every pass's output verified names the pass that produced invalid IR;

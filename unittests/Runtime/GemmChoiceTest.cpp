@@ -153,7 +153,8 @@ TEST(GemmChoice, ClassBoundaries) {
   std::array<bool, trellis::kNumGemmClasses> measured{};
   for (const trellis::runtime::MeasuredGemm &gemm :
        trellis::runtime::kMeasuredGemms) {
-    EXPECT_EQ(classifyGemm(gemm.m, gemm.n, gemm.k), gemm.gemmClass);
+    EXPECT_EQ(classifyGemm(gemm.shape.m, gemm.shape.n, gemm.shape.k),
+              gemm.gemmClass);
     measured[static_cast<unsigned>(gemm.gemmClass)] = true;
   }
   for (bool classMeasured : measured)

@@ -412,40 +412,46 @@ struct ConvertLinalgToBlasPass
                                orDefault(sgemmShort), orDefault(sgemmNarrow)};
     // An f32 GEMM's library: its class's, or for a GEMM beyond the medium
     // class the chooser's, asked once for all distinct shapes.
+    SmallVector<GemmLibrary> libraries;
+    // Per GEMM, its shape's index in `shapes`, or -1 if not asked.
+    SmallVector<int> asked;
     SmallVector<trellis::GemmShape> shapes;
     SmallVector<GemmLibrary> classLibraries;
     for (auto &[op, plan] : gemms) {
       trellis::GemmClass gemmClass =
           trellis::classifyGemm(plan.m, plan.n, plan.k);
-      trellis::GemmShape shape = getCallShape(plan);
+      // oneDNN has no f64 GEMM: f64 always goes to CBLAS.
+      libraries.push_back(plan.elementType.isF32() ? choice.get(gemmClass)
+                                                   : GemmLibrary::Cblas);
+      asked.push_back(-1);
       if (!chooser || !plan.elementType.isF32() ||
           gemmClass == trellis::GemmClass::Small ||
-          gemmClass == trellis::GemmClass::Medium ||
-          llvm::is_contained(shapes, shape))
+          gemmClass == trellis::GemmClass::Medium)
         continue;
-      shapes.push_back(shape);
-      classLibraries.push_back(choice.get(gemmClass));
+      trellis::GemmShape shape = getCallShape(plan);
+      const auto *known = llvm::find(shapes, shape);
+      asked.back() = known - shapes.begin();
+      if (known == shapes.end()) {
+        shapes.push_back(shape);
+        classLibraries.push_back(libraries.back());
+      }
     }
-    SmallVector<GemmLibrary> shapeLibraries;
     if (!shapes.empty()) {
-      shapeLibraries = chooser.choose(shapes, classLibraries);
-      if (shapeLibraries.size() != shapes.size()) {
+      SmallVector<GemmLibrary> chosen = chooser.choose(shapes, classLibraries);
+      if (chosen.size() != shapes.size()) {
         module.emitError() << "the GEMM library chooser answered "
-                           << shapeLibraries.size() << " of " << shapes.size()
+                           << chosen.size() << " of " << shapes.size()
                            << " shapes";
         return signalPassFailure();
       }
+      for (auto [library, index] : llvm::zip(libraries, asked))
+        if (index >= 0)
+          library = chosen[index];
     }
-    for (auto &[op, plan] : gemms) {
+    for (auto [gemm, library] : llvm::zip(gemms, libraries)) {
+      auto &[op, plan] = gemm;
       trellis::GemmClass gemmClass =
           trellis::classifyGemm(plan.m, plan.n, plan.k);
-      GemmLibrary library = choice.get(gemmClass);
-      const auto *asked = llvm::find(shapes, getCallShape(plan));
-      if (asked != shapes.end())
-        library = shapeLibraries[asked - shapes.begin()];
-      // oneDNN has no f64 GEMM: f64 always goes to CBLAS.
-      if (!plan.elementType.isF32())
-        library = GemmLibrary::Cblas;
       FailureOr<func::FuncOp> callee =
           getOrDeclare(module, getGemmName(library, plan.elementType),
                        getGemmType(ctx, library, plan.elementType));

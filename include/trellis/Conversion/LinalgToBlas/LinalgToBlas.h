@@ -136,7 +136,7 @@ struct GemmShape {
   int64_t m = 0, n = 0, k = 0;
   bool transA = false, transB = false;
 
-  bool operator==(const GemmShape &other) const {
+  constexpr bool operator==(const GemmShape &other) const {
     return m == other.m && n == other.n && k == other.k &&
            transA == other.transA && transB == other.transB;
   }
